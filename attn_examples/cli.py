@@ -1,0 +1,191 @@
+"""`attn-examples`: measure, show and compare snapshots from the terminal.
+
+`show` and `diff` never import torch; `measure` does (it is the only stage that needs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from attn_examples.config import DTYPES, AttnConfig
+from attn_examples.snapshot import Snapshot, SnapshotError, load_snapshot
+from attn_examples.variants import VARIANTS
+
+
+def _fmt(value: object, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, list):
+        return "×".join(str(x) for x in value)
+    return str(value)
+
+
+def _mib(value: int | None) -> str:
+    return "–" if value is None else f"{value / 2**20:,.1f} MiB"
+
+
+def _provenance_line(snap: Snapshot) -> str:
+    p = snap.provenance
+    versions = f"torch {p.torch}" + (f", CUDA {p.cuda}" if p.cuda else "") + (f", cuDNN {p.cudnn}" if p.cudnn else "")
+    commit = (p.git_commit or "unknown")[:10] + (" (dirty)" if p.git_dirty else "")
+    c = snap.config
+    shape = f"[{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}"
+    return f"{p.device_name} · {versions} · {shape} · measured {p.measured_at} · commit {commit}"
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    from attn_examples.measure import default_output, measure
+    from attn_examples.snapshot import write_snapshot
+
+    for variant_id in args.variants or []:
+        if variant_id not in VARIANTS:
+            raise SystemExit(f"attn-examples: unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}")
+    config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
+                        dtype=args.dtype, timing_repeats=args.repeats)
+    data, traces = measure(config, args.device, args.variants, progress=not args.quiet,
+                           argv=["attn-examples", *sys.argv[1:]])
+    out = Path(args.output) if args.output else default_output(data["device_slug"])
+    path = write_snapshot(data, traces, out)
+    print(f"snapshot written: {path}")
+    if not args.quiet:
+        _show(load_snapshot(path), variants=None, cpu_ops=not traces or data["provenance"]["device_kind"] == "cpu")
+    return 0
+
+
+def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from attn_examples import views
+
+    console = Console()
+    console.print(f"[dim]{_provenance_line(snap)}[/]")
+    auto = snap.dispatch.auto_backend or "unknown"
+    console.print(f"un-pinned SDPA ran: [bold]{auto}[/] ({snap.dispatch.evidence or 'no evidence'})")
+    for variant_id, result in snap.variants.items():
+        if variants and variant_id not in variants:
+            continue
+        if not result.available:
+            console.print(f"\n[bold]{result.title}[/] — unavailable on this device: {result.unavailable_reason}")
+            continue
+        rows = views.kernel_rows(result)
+        if rows:
+            table = Table(title=f"{result.title}: {len(rows)} GPU activities per forward", title_justify="left")
+            for column in ("#", "kind", "name", "launch", "grid", "block", "regs", "smem", "occ %", "µs"):
+                table.add_column(column, overflow="fold")
+            for r in rows:
+                table.add_row(str(r["position"]), r["kind"], r["name"], _fmt(r["launch_api"]), _fmt(r["grid"]),
+                              _fmt(r["block"]), _fmt(r["registers_per_thread"]), _fmt(r["shared_memory_bytes"]),
+                              _fmt(r["est_occupancy_pct"]), _fmt(r["dur_us"]))
+            console.print(table)
+        if cpu_ops or not rows:
+            table = Table(title=f"{result.title}: host ops per forward (top 12 by self time)", title_justify="left")
+            for column in ("op", "count", "self µs", "total µs"):
+                table.add_column(column)
+            for r in views.cpu_op_rows(result, limit=12):
+                table.add_row(r["name"], str(r["count"]), _fmt(r["self_us"]), _fmt(r["total_us"]))
+            console.print(table)
+        if result.profile and not result.profile.consistent:
+            console.print(f"[red]steps disagree:[/] {result.profile.inconsistency}")
+    summary = Table(title="Summary", title_justify="left")
+    for column in ("variant", "kernels", "device µs", "host µs", "main kernel", "regs", "occ %", "peak", "rel err"):
+        summary.add_column(column, overflow="fold")
+    for row in views.summary_rows(snap):
+        if not row["available"]:
+            summary.add_row(row["title"], "unavailable", "", "", row["unavailable_reason"][:60], "", "", "", "")
+            continue
+        summary.add_row(row["title"], _fmt(row.get("kernels")), _fmt(row["device_us"]), _fmt(row["host_us"]),
+                        _fmt(row["main_kernel"]), _fmt(row["main_registers"]), _fmt(row["main_occupancy_pct"]),
+                        _mib(row["peak_memory_bytes"]), f"{row['rel_error']:.1e}")
+    console.print(summary)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    snap = load_snapshot(args.snapshot)
+    _show(snap, args.variants, cpu_ops=args.cpu_ops or snap.provenance.device_kind == "cpu")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from attn_examples import views
+
+    a, b = load_snapshot(args.a), load_snapshot(args.b)
+    console = Console()
+    console.print(f"[bold]A[/] {_provenance_line(a)}\n[bold]B[/] {_provenance_line(b)}")
+    console.print(f"un-pinned SDPA: A → {a.dispatch.auto_backend}, B → {b.dispatch.auto_backend}")
+    rows_a = {r["id"]: r for r in views.summary_rows(a)}
+    rows_b = {r["id"]: r for r in views.summary_rows(b)}
+    table = Table(title="A against B", title_justify="left")
+    for column in ("variant", "kernels A", "kernels B", "device µs A", "device µs B", "B/A", "main kernel A",
+                   "main kernel B"):
+        table.add_column(column, overflow="fold")
+    for variant_id in VARIANTS:
+        ra, rb = rows_a.get(variant_id), rows_b.get(variant_id)
+        if ra is None and rb is None:
+            continue
+
+        def cell(row: dict | None, key: str) -> str:
+            if row is None:
+                return "not measured"
+            if not row["available"]:
+                return "unavailable"
+            return _fmt(row.get(key))
+
+        ratio = "–"
+        if ra and rb and ra.get("device_us") and rb.get("device_us"):
+            ratio = f"{rb['device_us'] / ra['device_us']:.2f}×"
+        table.add_row(VARIANTS[variant_id].title, cell(ra, "kernels"), cell(rb, "kernels"), cell(ra, "device_us"),
+                      cell(rb, "device_us"), ratio, cell(ra, "main_kernel"), cell(rb, "main_kernel"))
+    console.print(table)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    defaults = AttnConfig()
+
+    m = sub.add_parser("measure", help="profile and time every variant; write a snapshot")
+    m.add_argument("--device", default="auto", help="auto (a CUDA GPU if present), cpu, cuda, cuda:N")
+    m.add_argument("--variants", nargs="+", metavar="ID", help=f"subset of: {', '.join(VARIANTS)}")
+    m.add_argument("--batch", type=int, default=defaults.batch)
+    m.add_argument("--heads", type=int, default=defaults.heads)
+    m.add_argument("--seq-len", type=int, default=defaults.seq_len)
+    m.add_argument("--head-dim", type=int, default=defaults.head_dim)
+    m.add_argument("--dtype", choices=DTYPES, default=defaults.dtype)
+    m.add_argument("--repeats", type=int, default=defaults.timing_repeats, help="timed calls per variant (CUDA)")
+    m.add_argument("--output", "-o", help="snapshot folder (default: snapshots/<device-slug>/)")
+    m.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
+    m.set_defaults(func=cmd_measure)
+
+    s = sub.add_parser("show", help="print a snapshot's kernel tables")
+    s.add_argument("snapshot", help="snapshot folder or its snapshot.json")
+    s.add_argument("--variants", nargs="+", metavar="ID")
+    s.add_argument("--cpu-ops", action="store_true", help="also list host ops for GPU snapshots")
+    s.set_defaults(func=cmd_show)
+
+    d = sub.add_parser("diff", help="compare two snapshots (e.g. your GPU against the published one)")
+    d.add_argument("a")
+    d.add_argument("b")
+    d.set_defaults(func=cmd_diff)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SnapshotError as exc:
+        print(f"attn-examples: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

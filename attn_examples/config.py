@@ -1,0 +1,47 @@
+"""The measured configuration: one value object shared by every stage (no torch import)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+DTYPES = ("bfloat16", "float16", "float32")
+
+
+@dataclass(frozen=True)
+class AttnConfig:
+    """Shape and recipe of one measurement; the defaults reproduce the article."""
+
+    batch: int = 8
+    heads: int = 16
+    seq_len: int = 1024
+    head_dim: int = 64
+    dtype: str = "bfloat16"
+    causal: bool = True
+    warmup_calls: int = 3
+    profile_wait: int = 1
+    profile_warmup: int = 1
+    profile_active: int = 3
+    timing_repeats: int = 100          # CUDA: timed calls per variant
+    cpu_min_run_time_s: float = 1.0    # CPU: torch.utils.benchmark's autorange budget per variant
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("batch", "heads", "seq_len", "head_dim", "profile_active", "timing_repeats"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config field {name!r} must be >= 1, got {getattr(self, name)}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"config field 'dtype' must be one of {DTYPES}, got {self.dtype!r}")
+        if not self.causal:
+            raise ValueError("config field 'causal': only causal attention is implemented")
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return (self.batch, self.heads, self.seq_len, self.head_dim)
+
+    @property
+    def profile_steps(self) -> int:
+        return self.profile_wait + self.profile_warmup + self.profile_active
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)

@@ -1,0 +1,206 @@
+"""Stage 1: run every variant on one device and produce a snapshot dict plus traces (torch).
+
+Per variant: check it runs (an unavailable backend is recorded with PyTorch's reason), profile
+it the article's way (`snippets/profile_forward.py`), then time it apart from the profiler.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attn_examples import kineto, provenance, timing
+from attn_examples.config import AttnConfig
+from attn_examples.snapshot import SCHEMA_VERSION, compress_trace
+from attn_examples.snippets.naive_attention import causal_mask, naive_attention
+from attn_examples.snippets.profile_forward import profile_forward
+from attn_examples.variants import VARIANTS, Variant, backend_of_op
+
+ProgressHook = Callable[[str], None]
+
+
+def resolve_device(device: str) -> str:
+    """'auto' means the first CUDA GPU when there is one, else the CPU."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU")
+    return device
+
+
+def make_inputs(config: AttnConfig, device: str) -> tuple[torch.Tensor, ...]:
+    """q, k, v from torch.randn (never zeros: they can run faster than real data) and the mask."""
+    generator = torch.Generator(device="cpu").manual_seed(config.seed)
+    dtype = getattr(torch, config.dtype)
+    q, k, v = (torch.randn(config.shape, generator=generator, dtype=torch.float32).to(device=device, dtype=dtype)
+               for _ in range(3))
+    return q, k, v, causal_mask(config.seq_len, device)
+
+
+def reference_output(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The same attention in float64, the yardstick for every variant's error."""
+    return naive_attention(q.double(), k.double(), v.double(), mask)
+
+
+def _refusal_reason(variant: Variant, q: torch.Tensor, exc: Exception, caught: list[warnings.WarningMessage]) -> str:
+    """PyTorch's own words on why a backend refused these inputs."""
+    said = [str(w.message).strip() for w in caught]
+    checker = {
+        "FLASH_ATTENTION": "can_use_flash_attention",
+        "EFFICIENT_ATTENTION": "can_use_efficient_attention",
+        "CUDNN_ATTENTION": "can_use_cudnn_attention",
+    }.get(variant.backend or "")
+    if q.is_cuda and checker and hasattr(torch.backends.cuda, checker):
+        with warnings.catch_warnings(record=True) as more:
+            warnings.simplefilter("always")
+            try:
+                params = torch.backends.cuda.SDPAParams(q, q, q, None, 0.0, True, False)
+                getattr(torch.backends.cuda, checker)(params, True)
+            except (TypeError, RuntimeError):
+                pass
+        said += [str(w.message).strip() for w in more if str(w.message).strip() not in said]
+    if not q.is_cuda and variant.backend in ("EFFICIENT_ATTENTION", "CUDNN_ATTENTION"):
+        said.append(f"{variant.backend} has no CPU implementation in torch {torch.__version__} "
+                    "(SDPA on CPU offers MATH and FLASH_ATTENTION)")
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"{type(exc).__name__}: {first_line}" + ("".join(f" | {s}" for s in said) if said else "")
+
+
+def detect_auto_backend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> dict:
+    """Which backend an un-pinned SDPA call runs: read from the aten op it dispatches to."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from attn_examples.snippets.sdpa_attention import sdpa_attention
+
+    choice = None
+    if hasattr(torch, "_fused_sdp_choice"):
+        try:
+            from torch.nn.attention import SDPBackend
+
+            choice = SDPBackend(torch._fused_sdp_choice(q, k, v, is_causal=True)).name
+        except (RuntimeError, ValueError, TypeError):
+            choice = None
+    with torch.no_grad():
+        sdpa_attention(q, k, v)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            sdpa_attention(q, k, v)
+    for event in prof.events():
+        backend = backend_of_op(event.name)
+        if backend:
+            return {"auto_backend": backend, "evidence": event.name, "fused_sdp_choice": choice}
+    return {"auto_backend": None, "evidence": None, "fused_sdp_choice": choice}
+
+
+def _export_trace(prof: Any) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        prof.export_chrome_trace(str(path))
+        return path.read_text(encoding="utf-8")
+
+
+def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Tensor, ...],
+                    reference: torch.Tensor, on_stage: ProgressHook | None = None) -> tuple[dict, bytes | None]:
+    """One variant's entry of the snapshot, and its gzipped trace (None when unavailable)."""
+    q, k, v, mask = inputs
+    cuda = q.is_cuda
+    entry: dict = {"id": variant.id, "title": variant.title, "available": True,
+                   "unavailable_reason": None, "profile": None, "timing": None}
+    note = on_stage or (lambda _stage: None)
+    with torch.no_grad(), variant.pin():
+        forward = variant.bind(q, k, v, mask)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = forward()
+                if cuda:
+                    torch.cuda.synchronize()
+            except RuntimeError as exc:
+                entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, exc, caught))
+                return entry, None
+        rel_error = timing.relative_error(out, reference)
+        del out
+
+        note("profiling")
+        prof = profile_forward(forward, variant.label, cuda=cuda, warmup_calls=config.warmup_calls,
+                               wait=config.profile_wait, warmup=config.profile_warmup,
+                               active=config.profile_active)
+        trace_text = _export_trace(prof)
+        steps = kineto.parse_trace(json.loads(trace_text), variant.label)
+        problem = kineto.consistency(steps)
+
+        note("timing")
+        if cuda:
+            device_us, host_us = timing.time_cuda(forward, config.timing_repeats)
+            peak = timing.peak_memory_cuda(forward)
+            timer = "cuda-events behind a queued torch.cuda._sleep; host: perf_counter around dispatch"
+        else:
+            device_us, host_us, peak = timing.time_cpu(forward, config.cpu_min_run_time_s), None, None
+            timer = "torch.utils.benchmark blocked_autorange (CPU wall time)"
+    entry["profile"] = {"trace_file": "", "steps": steps, "consistent": problem is None,
+                        "inconsistency": problem}
+    entry["timing"] = {"timer": timer, "device_us": device_us, "host_us": host_us,
+                       "peak_memory_bytes": peak, "rel_error": rel_error}
+    return entry, compress_trace(trace_text)
+
+
+def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str] | None = None,
+            progress: bool = True, argv: list[str] | None = None) -> tuple[dict, dict[str, bytes]]:
+    """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}."""
+    device = resolve_device(device)
+    ids = list(variant_ids) if variant_ids else list(VARIANTS)
+    variants = [VARIANTS[i] for i in ids]  # KeyError names the bad id via get_variant upstream
+    if device != "cpu":
+        torch.cuda.set_device(torch.device(device))
+    inputs = make_inputs(config, device)
+    reference = reference_output(*inputs)
+    dispatch = detect_auto_backend(*inputs[:3])
+
+    results: dict[str, dict] = {}
+    traces: dict[str, bytes] = {}
+    with _progress(progress, len(variants)) as advance:
+        for variant in variants:
+            entry, blob = measure_variant(variant, config, inputs, reference,
+                                          on_stage=lambda stage, v=variant: advance(f"{v.id}: {stage}", 0))
+            results[variant.id] = entry
+            if blob is not None:
+                traces[variant.id] = blob
+            advance(f"{variant.id}: done", 1)
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "device_slug": provenance.device_slug(device),
+        "provenance": provenance.collect(device, argv),
+        "config": config.to_dict(),
+        "dispatch": dispatch,
+        "variants": results,
+    }
+    return data, traces
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int):
+    """A rich progress bar on stderr; `advance(description, steps)` updates it."""
+    if not enabled:
+        yield lambda _description, _steps: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]measure[/]"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task("starting", total=total)
+        yield lambda description, steps: bar.update(task, description=description, advance=steps)
+
+
+def default_output(device_slug: str) -> Path:
+    """snapshots/<device-slug>/ under the current project (ATTN_EXAMPLES_SNAPSHOTS overrides)."""
+    base = Path(os.environ.get("ATTN_EXAMPLES_SNAPSHOTS", Path(__file__).resolve().parent.parent / "snapshots"))
+    return base / device_slug

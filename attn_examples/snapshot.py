@@ -1,0 +1,328 @@
+"""The on-disk form of a measurement: schema, validation, atomic writes (no torch import).
+
+A snapshot is a folder: `snapshot.json` plus one gzipped Kineto trace per measured variant
+under `traces/`. Trace files are named by content hash and written before the JSON, and the
+JSON is swapped in with one `os.replace`, so a reader sees the old snapshot or the new one,
+never a mix. Loading checks every field and names the file and field when one is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attn_examples.config import AttnConfig
+from attn_examples.variants import VARIANTS
+
+SCHEMA_VERSION = 1
+SNAPSHOT_FILE = "snapshot.json"
+TRACE_DIR = "traces"
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be used; the message names the file and the field."""
+
+
+@dataclass
+class Stats:
+    """Summary of repeated timings, in the unit its field name says."""
+
+    median: float
+    iqr: float
+    min: float
+    max: float
+    n: int
+
+
+@dataclass
+class GpuActivity:
+    name: str
+    kind: str                         # kernel | memcpy | memset
+    dur_us: float
+    grid: list[int] | None
+    block: list[int] | None
+    registers_per_thread: int | None
+    shared_memory_bytes: int | None   # static + dynamic, as Kineto reports it
+    est_occupancy_pct: float | None   # Kineto's calculator estimate, not a counter
+    launch_api: str | None            # cudaLaunchKernel, cuLaunchKernelEx, cudaMemcpyAsync, ...
+    bytes: int | None                 # memcpy / memset size
+    stream: int | None
+
+
+@dataclass
+class CpuOp:
+    name: str
+    count: int
+    total_us: float
+    self_us: float
+
+
+@dataclass
+class LaunchCount:
+    name: str
+    count: int
+
+
+@dataclass
+class Step:
+    step: int
+    gpu: list[GpuActivity]
+    cpu_ops: list[CpuOp]
+    launches: list[LaunchCount]
+    transposes: int
+    host_span_us: float | None
+    gpu_span_us: float | None
+
+
+@dataclass
+class Profile:
+    trace_file: str
+    steps: list[Step]
+    consistent: bool
+    inconsistency: str | None
+
+
+@dataclass
+class Timing:
+    timer: str
+    device_us: Stats | None
+    host_us: Stats | None
+    peak_memory_bytes: int | None
+    rel_error: float | None
+
+
+@dataclass
+class VariantResult:
+    id: str
+    title: str
+    available: bool
+    unavailable_reason: str | None
+    profile: Profile | None
+    timing: Timing | None
+
+
+@dataclass
+class Dispatch:
+    """Which backend an un-pinned SDPA call used, and how we know."""
+
+    auto_backend: str | None
+    evidence: str | None
+    fused_sdp_choice: str | None
+
+
+@dataclass
+class Provenance:
+    device_kind: str                  # cuda | cpu
+    device_name: str
+    compute_capability: str | None
+    sm_count: int | None
+    total_memory_bytes: int | None
+    driver: str | None
+    cuda: str | None
+    cudnn: str | None
+    torch: str
+    python: str
+    os: str
+    cpu: str
+    git_commit: str | None
+    git_dirty: bool | None
+    measured_at: str                  # UTC, ISO 8601
+    tool_version: str
+    command: str
+
+
+@dataclass
+class Snapshot:
+    schema_version: int
+    device_slug: str
+    provenance: Provenance
+    config: AttnConfig
+    dispatch: Dispatch
+    variants: dict[str, VariantResult]
+    root: Path | None = field(default=None, compare=False)
+
+    def variant(self, variant_id: str) -> VariantResult:
+        return self.variants[variant_id]
+
+    def trace_path(self, variant_id: str) -> Path | None:
+        result = self.variants[variant_id]
+        if result.profile is None or self.root is None:
+            return None
+        return self.root / result.profile.trace_file
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        data.pop("root")
+        return data
+
+
+# ---- validation -------------------------------------------------------------------------------
+
+def _build(tp: Any, value: Any, where: str) -> Any:
+    """Turn JSON `value` into type `tp`, or raise SnapshotError naming the field `where`."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(tp)
+        if value is None:
+            if type(None) in options:
+                return None
+            raise SnapshotError(f"field '{where}': must not be null")
+        (inner,) = [o for o in options if o is not type(None)]
+        return _build(inner, value, where)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise SnapshotError(f"field '{where}': expected an object, got {type(value).__name__}")
+        hints = typing.get_type_hints(tp)
+        fields = {f.name: f for f in dataclasses.fields(tp) if f.init and f.name != "root"}
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise SnapshotError(f"field '{where}.{unknown[0]}': unknown field")
+        kwargs = {}
+        for name, f in fields.items():
+            sub = f"{where}.{name}" if where else name
+            if name not in value:
+                if f.default is not dataclasses.MISSING:
+                    continue
+                raise SnapshotError(f"field '{sub}': missing")
+            kwargs[name] = _build(hints[name], value[name], sub)
+        try:
+            return tp(**kwargs)
+        except (TypeError, ValueError) as exc:
+            raise SnapshotError(f"field '{where}': {exc}") from None
+    if origin is list:
+        if not isinstance(value, list):
+            raise SnapshotError(f"field '{where}': expected a list, got {type(value).__name__}")
+        (inner,) = typing.get_args(tp)
+        return [_build(inner, item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SnapshotError(f"field '{where}': expected an object, got {type(value).__name__}")
+        _, inner = typing.get_args(tp)
+        return {key: _build(inner, item, f"{where}.{key}") for key, item in value.items()}
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SnapshotError(f"field '{where}': expected a number, got {value!r}")
+        return float(value)
+    if tp in (int, str, bool):
+        if type(value) is not tp:
+            raise SnapshotError(f"field '{where}': expected {tp.__name__}, got {value!r}")
+        return value
+    raise TypeError(f"schema type {tp!r} at {where} is not supported")  # a bug in this module
+
+
+def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
+    """Validate a parsed snapshot.json; raises SnapshotError naming the field."""
+    if not isinstance(data, dict):
+        raise SnapshotError("top level: expected an object")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise SnapshotError(f"field 'schema_version': this code reads version {SCHEMA_VERSION}, "
+                            f"the file has {version!r}; re-measure with `attn-examples measure`")
+    snap = _build(Snapshot, data, "")
+    for key, result in snap.variants.items():
+        if key not in VARIANTS:
+            raise SnapshotError(f"field 'variants.{key}': unknown variant {key!r}; "
+                                f"known: {', '.join(VARIANTS)}")
+        if result.id != key:
+            raise SnapshotError(f"field 'variants.{key}.id': is {result.id!r}, must equal its key")
+        if result.available and (result.profile is None or result.timing is None):
+            raise SnapshotError(f"field 'variants.{key}': available but has no profile/timing")
+        if not result.available and not result.unavailable_reason:
+            raise SnapshotError(f"field 'variants.{key}.unavailable_reason': missing for an unavailable variant")
+        if root is not None and result.profile is not None:
+            if not (root / result.profile.trace_file).is_file():
+                raise SnapshotError(f"field 'variants.{key}.profile.trace_file': "
+                                    f"{result.profile.trace_file} does not exist")
+    snap.root = root
+    return snap
+
+
+def snapshot_file(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    return path / SNAPSHOT_FILE if path.is_dir() or path.suffix != ".json" else path
+
+
+def load_snapshot(path: str | os.PathLike) -> Snapshot:
+    """Load and validate a snapshot folder (or its snapshot.json)."""
+    file = snapshot_file(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SnapshotError(f"{file}: no such snapshot file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    try:
+        return snapshot_from_dict(data, root=file.parent)
+    except SnapshotError as exc:
+        raise SnapshotError(f"{file}: {exc}") from None
+
+
+def load_trace(snapshot: Snapshot, variant_id: str) -> dict:
+    """The variant's full Kineto trace, decompressed."""
+    path = snapshot.trace_path(variant_id)
+    if path is None:
+        raise SnapshotError(f"variant {variant_id!r} has no trace in this snapshot")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# ---- writing -----------------------------------------------------------------------------------
+
+def _atomic_write(path: Path, payload: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def compress_trace(trace_text: str) -> bytes:
+    """Gzip deterministically (no timestamp in the header), so equal traces hash equally."""
+    return gzip.compress(trace_text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathLike) -> Path:
+    """Write `data` (a snapshot dict whose trace_file fields are filled here) and its traces.
+
+    `traces` maps variant id to gzipped trace bytes. Validation happens before anything is
+    written; the JSON goes last, with an atomic replace; stale trace files are removed after.
+    """
+    out = Path(out_dir)
+    data = json.loads(json.dumps(data))  # a private, JSON-clean copy
+    names: dict[str, str] = {}
+    for variant_id, blob in traces.items():
+        digest = hashlib.sha256(blob).hexdigest()[:12]
+        names[variant_id] = f"{TRACE_DIR}/{variant_id}-{digest}.json.gz"
+        profile = data["variants"][variant_id].get("profile")
+        if profile is None:
+            raise SnapshotError(f"variant {variant_id!r} has a trace but no profile")
+        profile["trace_file"] = names[variant_id]
+    snapshot_from_dict(data)  # refuse to write what could not be read back
+    for variant_id, blob in traces.items():
+        target = out / names[variant_id]
+        if not target.exists():
+            _atomic_write(target, blob)
+    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    _atomic_write(out / SNAPSHOT_FILE, text.encode("utf-8"))
+    keep = {out / name for name in names.values()}
+    for stale in (out / TRACE_DIR).glob("*.json.gz"):
+        if stale not in keep:
+            stale.unlink()
+    return out / SNAPSHOT_FILE

@@ -1,0 +1,93 @@
+"""Time, memory and accuracy of one forward, apart from the profiler (imports torch).
+
+On CUDA each timed call is queued behind `torch.cuda._sleep`, so the GPU never waits for the
+host: CUDA events then measure device time alone, and a host clock around the call measures
+dispatch alone. On CPU the host is the device; `torch.utils.benchmark` times the call.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.utils.benchmark as benchmark
+
+
+def stats(samples: list[float]) -> dict:
+    """Median, interquartile range, extremes and count: the schema's Stats."""
+    ordered = sorted(samples)
+    if len(ordered) >= 2:
+        q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    else:
+        q1 = q3 = ordered[0]
+    return {"median": statistics.median(ordered), "iqr": q3 - q1, "min": ordered[0],
+            "max": ordered[-1], "n": len(ordered)}
+
+
+def _sleep_cycles_per_us() -> float:
+    """Calibrate torch.cuda._sleep (it spins for a number of GPU clock cycles)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    cycles = 2_000_000
+    torch.cuda._sleep(cycles)  # warm the clocks
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    torch.cuda.synchronize()
+    return cycles / (start.elapsed_time(end) * 1000.0)
+
+
+def time_cuda(forward: Callable[[], Any], repeats: int) -> tuple[dict, dict]:
+    """Device time and host (dispatch) time per call, in microseconds."""
+    host_probe = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        forward()
+        host_probe.append((time.perf_counter() - t0) * 1e6)
+    torch.cuda.synchronize()
+    # The queued sleep must outlast the host's dispatch by a wide margin.
+    sleep_us = max(2000.0, 4.0 * max(host_probe))
+    cycles = int(sleep_us * _sleep_cycles_per_us())
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    device_us, host_us = [], []
+    for _ in range(repeats):
+        torch.cuda._sleep(cycles)
+        start.record()
+        t0 = time.perf_counter()
+        forward()
+        t1 = time.perf_counter()
+        end.record()
+        torch.cuda.synchronize()
+        device_us.append(start.elapsed_time(end) * 1000.0)
+        host_us.append((t1 - t0) * 1e6)
+    return stats(device_us), stats(host_us)
+
+
+def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:
+    """Wall time per call on the CPU, from torch.utils.benchmark's blocked autorange."""
+    timer = benchmark.Timer(stmt="forward()", globals={"forward": forward},
+                            num_threads=torch.get_num_threads())
+    measurement = timer.blocked_autorange(min_run_time=min_run_time_s)
+    return stats([t * 1e6 for t in measurement.times])
+
+
+def peak_memory_cuda(forward: Callable[[], Any]) -> int:
+    """Bytes the allocator held at its peak during one call, beyond what was held before it
+    (the output included)."""
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    out = forward()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - before
+    del out
+    return int(peak)
+
+
+def relative_error(out: torch.Tensor, reference: torch.Tensor) -> float:
+    """‖out − ref‖ / ‖ref‖ against a float64 reference."""
+    out64 = out.to(torch.float64)
+    return float(torch.linalg.vector_norm(out64 - reference) / torch.linalg.vector_norm(reference))

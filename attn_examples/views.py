@@ -1,0 +1,121 @@
+"""Tables derived from a snapshot, as plain rows (no torch import, no formatting).
+
+The terminal (`attn-examples show`), the site and the claims all read these rows, so a number
+is derived in one place only.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from typing import Any
+
+from attn_examples.snapshot import Snapshot, VariantResult
+
+# Kernel-name fragments that mean a Tensor Core (MMA) path, and ones that mean CUDA-core FP32.
+_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
+                          r"flash_fwd|fmha_cutlass|cudnn_generated|sm90_xmma|cutlass.*(bf16|f16))", re.I)
+_CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_f32f32_f32f32_f32_)", re.I)
+
+
+def uses_tensor_cores(kernel_name: str) -> bool | None:
+    """Read off the kernel's name: True for MMA kernels, False for FP32 CUDA-core GEMMs,
+    None when the name says nothing (element-wise kernels, softmax, copies)."""
+    if _CUDA_CORE.search(kernel_name):
+        return False
+    if _TENSOR_CORE.search(kernel_name):
+        return True
+    return None
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def kernel_rows(result: VariantResult) -> list[dict[str, Any]]:
+    """One row per GPU activity of one forward, in launch order; durations are the median
+    over the active steps (steps are checked to launch the same activities)."""
+    if result.profile is None or not result.profile.steps:
+        return []
+    steps = result.profile.steps
+    rows = []
+    for position, activity in enumerate(steps[0].gpu):
+        durations = [s.gpu[position].dur_us for s in steps if position < len(s.gpu)
+                     and s.gpu[position].name == activity.name]
+        rows.append({
+            "position": position + 1,
+            "kind": activity.kind,
+            "name": activity.name,
+            "launch_api": activity.launch_api,
+            "grid": activity.grid,
+            "block": activity.block,
+            "registers_per_thread": activity.registers_per_thread,
+            "shared_memory_bytes": activity.shared_memory_bytes,
+            "est_occupancy_pct": activity.est_occupancy_pct,
+            "bytes": activity.bytes,
+            "dur_us": _median(durations),
+            "tensor_cores": uses_tensor_cores(activity.name) if activity.kind == "kernel" else None,
+        })
+    return rows
+
+
+def cpu_op_rows(result: VariantResult, limit: int | None = None) -> list[dict[str, Any]]:
+    """Host-side aten ops of one forward (first active step), largest self time first."""
+    if result.profile is None or not result.profile.steps:
+        return []
+    ops = sorted(result.profile.steps[0].cpu_ops, key=lambda op: -op.self_us)
+    rows = [{"name": op.name, "count": op.count, "total_us": op.total_us, "self_us": op.self_us} for op in ops]
+    return rows[:limit] if limit else rows
+
+
+def counts(result: VariantResult) -> dict[str, int]:
+    """Per-forward counts of one variant, from its first active step."""
+    if result.profile is None or not result.profile.steps:
+        return {}
+    step = result.profile.steps[0]
+    kinds = [a.kind for a in step.gpu]
+    return {
+        "gpu_activities": len(kinds),
+        "kernels": kinds.count("kernel"),
+        "memcpys": kinds.count("memcpy"),
+        "memsets": kinds.count("memset"),
+        "cpu_ops": sum(op.count for op in step.cpu_ops),
+        "transposes": step.transposes,
+        "launches": sum(launch.count for launch in step.launches),
+    }
+
+
+def main_kernel(result: VariantResult) -> dict[str, Any] | None:
+    """The kernel with the largest median duration: the one the variant's time is about."""
+    kernels = [row for row in kernel_rows(result) if row["kind"] == "kernel"]
+    return max(kernels, key=lambda row: row["dur_us"]) if kernels else None
+
+
+def summary_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """The cross-variant summary: one row per variant, unavailable ones included."""
+    rows = []
+    for variant_id, result in snapshot.variants.items():
+        row: dict[str, Any] = {"id": variant_id, "title": result.title, "available": result.available,
+                               "unavailable_reason": result.unavailable_reason}
+        if result.available and result.timing is not None:
+            main = main_kernel(result)
+            kernels = [r for r in kernel_rows(result) if r["kind"] == "kernel"]
+            flags = {r["tensor_cores"] for r in kernels if r["tensor_cores"] is not None}
+            launch_apis = sorted({r["launch_api"] for r in kernel_rows(result) if r["launch_api"]})
+            row.update(counts(result))
+            row.update(
+                device_us=result.timing.device_us.median if result.timing.device_us else None,
+                device_iqr_us=result.timing.device_us.iqr if result.timing.device_us else None,
+                host_us=result.timing.host_us.median if result.timing.host_us else None,
+                peak_memory_bytes=result.timing.peak_memory_bytes,
+                rel_error=result.timing.rel_error,
+                main_kernel=main["name"] if main else None,
+                main_registers=main["registers_per_thread"] if main else None,
+                main_occupancy_pct=main["est_occupancy_pct"] if main else None,
+                main_shared_memory_bytes=main["shared_memory_bytes"] if main else None,
+                tensor_cores=(True in flags) if flags else None,
+                launch_apis=launch_apis,
+                consistent=result.profile.consistent if result.profile else None,
+            )
+        rows.append(row)
+    return rows

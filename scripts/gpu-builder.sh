@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One batched run on a GPU builder: install, GPU tests, three measurements, benchmark.
+# Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
+#   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/work"
+export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
+log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+log install
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/work/nvidia-smi.txt"
+(command -v ncu && ncu --version) > "$OUT/work/ncu-version.txt" 2>&1
+
+log gpu tests
+python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-gpu.log"
+
+for i in 1 2 3; do
+  log "measure run $i"
+  /usr/bin/time -f "%e s wall" attn-examples measure --device cuda -o "$OUT/work/run$i" 2>&1 \
+    | tee "$OUT/work/measure-run$i.log" | tail -n 40
+done
+
+log benchmark
+python3 benchmarks/measure_wall.py --device cuda | tee "$OUT/work/benchmark.json"
+python3 benchmarks/compare_runs.py "$OUT"/work/run1 "$OUT"/work/run2 "$OUT"/work/run3 | tee "$OUT/work/runs.txt"
+
+if [ -n "${EXTRA:-}" ]; then log extra; bash -c "$EXTRA" 2>&1 | tee "$OUT/work/extra.log"; fi
+tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" work && rm -rf "$OUT/work"
+log done

@@ -1,0 +1,41 @@
+import json
+
+import pytest
+
+from attn_examples.cli import main
+
+
+def test_show_prints_tables_and_provenance(cpu_snapshot_dir, capsys):
+    assert main(["show", str(cpu_snapshot_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "Naive (masked_fill)" in out and "unavailable on this device" in out
+    assert "aten::" in out and "Summary" in out
+
+
+def test_diff_puts_two_snapshots_side_by_side(cpu_snapshot_dir, capsys):
+    assert main(["diff", str(cpu_snapshot_dir), str(cpu_snapshot_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "A against B" in out and "1.00×" in out
+
+
+def test_bad_snapshot_gives_a_clear_error_and_exit_2(tmp_path, capsys):
+    (tmp_path / "snapshot.json").write_text(json.dumps({"schema_version": 1}))
+    assert main(["show", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "snapshot.json" in err and "field 'device_slug': missing" in err
+
+
+def test_unknown_variant_on_the_command_line(tmp_path):
+    with pytest.raises(SystemExit, match="unknown variant 'flash3'"):
+        main(["measure", "--device", "cpu", "--variants", "flash3", "-o", str(tmp_path)])
+
+
+def test_measure_writes_a_loadable_snapshot(tmp_path, capsys):
+    out = tmp_path / "snap"
+    args = ["measure", "--device", "cpu", "--variants", "naive_inplace", "sdpa_cudnn", "--batch", "1",
+            "--heads", "1", "--seq-len", "64", "--head-dim", "32", "--quiet", "-o", str(out)]
+    assert main(args) == 0
+    data = json.loads((out / "snapshot.json").read_text())
+    assert list(data["variants"]) == ["naive_inplace", "sdpa_cudnn"]
+    assert data["config"]["seq_len"] == 64
+    assert not data["variants"]["sdpa_cudnn"]["available"]

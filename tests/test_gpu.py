@@ -1,0 +1,68 @@
+"""On a CUDA GPU: the full default measurement, and a refused backend recorded as data.
+
+Skipped without CUDA (see conftest); run on the GPU builder by scripts/gpu-builder.sh.
+"""
+
+import gzip
+import json
+
+import pytest
+
+from attn_examples import views
+from attn_examples.config import AttnConfig
+from attn_examples.snapshot import load_snapshot, write_snapshot
+from attn_examples.variants import VARIANTS
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def gpu_snapshot(tmp_path_factory):
+    from attn_examples.measure import measure
+
+    data, traces = measure(AttnConfig(timing_repeats=20), "cuda", progress=False, argv=["pytest"])
+    out = tmp_path_factory.mktemp("gpu") / data["device_slug"]
+    write_snapshot(data, traces, out)
+    return load_snapshot(out)
+
+
+def test_provenance_describes_the_gpu(gpu_snapshot):
+    p = gpu_snapshot.provenance
+    assert p.device_kind == "cuda" and p.compute_capability and p.sm_count > 0
+    assert p.cuda and p.torch and gpu_snapshot.device_slug != "cpu"
+
+
+def test_every_variant_has_a_kernel_table(gpu_snapshot):
+    for variant_id in VARIANTS:
+        result = gpu_snapshot.variants[variant_id]
+        if not result.available:
+            assert result.unavailable_reason
+            continue
+        rows = views.kernel_rows(result)
+        kernels = [r for r in rows if r["kind"] == "kernel"]
+        assert kernels, f"{variant_id}: no kernels recorded"
+        for row in kernels:
+            assert row["registers_per_thread"] and row["grid"] and row["block"], row
+            assert row["launch_api"], row
+            assert row["dur_us"] > 0
+        assert result.profile.consistent, result.profile.inconsistency
+        t = result.timing
+        assert t.device_us.median > 0 and t.host_us.median > 0 and t.peak_memory_bytes > 0
+        assert t.rel_error < 2e-2
+        with gzip.open(gpu_snapshot.trace_path(variant_id), "rt") as fh:
+            assert any(e.get("cat") == "kernel" for e in json.load(fh)["traceEvents"])
+
+
+def test_auto_dispatch_is_one_of_the_fused_backends(gpu_snapshot):
+    assert gpu_snapshot.dispatch.auto_backend in {"FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"}
+
+
+def test_a_refused_backend_on_cuda_is_recorded_with_pytorchs_reason():
+    from attn_examples.measure import measure
+
+    config = AttnConfig(batch=1, heads=2, seq_len=128, dtype="float32", timing_repeats=3)
+    data, traces = measure(config, "cuda", ["sdpa_flash"], progress=False, argv=["pytest"])
+    result = data["variants"]["sdpa_flash"]
+    assert not result["available"] and "sdpa_flash" not in traces
+    assert "RuntimeError" in result["unavailable_reason"]
+    assert "float" in result["unavailable_reason"].lower() or "dtype" in result["unavailable_reason"].lower()

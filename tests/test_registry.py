@@ -1,0 +1,65 @@
+import re
+
+import pytest
+import torch
+
+from attn_examples.config import AttnConfig
+from attn_examples.measure import make_inputs, reference_output
+from attn_examples.variants import VARIANTS, backend_of_op, get_variant
+from tests.conftest import REPO
+
+
+def test_registry_has_the_articles_six_variants():
+    assert list(VARIANTS) == ["naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn"]
+    assert {v.backend for v in VARIANTS.values() if v.family == "sdpa"} == {
+        "MATH", "EFFICIENT_ATTENTION", "FLASH_ATTENTION", "CUDNN_ATTENTION"}
+
+
+def test_unknown_variant_error_lists_the_known_ids():
+    with pytest.raises(KeyError, match="unknown variant 'flash3'.*sdpa_flash"):
+        get_variant("flash3")
+
+
+def test_every_variant_names_a_snippet_section_that_exists():
+    for variant in VARIANTS.values():
+        text = (REPO / "snippets" / variant.snippet).read_text()
+        assert f"--8<-- [start:{variant.section}]" in text and f"--8<-- [end:{variant.section}]" in text
+
+
+def test_backend_is_read_off_the_aten_op():
+    assert backend_of_op("aten::_scaled_dot_product_cudnn_attention") == "CUDNN_ATTENTION"
+    assert backend_of_op("aten::_scaled_dot_product_flash_attention_for_cpu") == "FLASH_ATTENTION"
+    assert backend_of_op("aten::mm") is None
+
+
+@pytest.mark.parametrize("variant_id", ["naive", "naive_inplace", "sdpa_math", "sdpa_flash"])
+def test_cpu_variants_compute_attention(variant_id):
+    config = AttnConfig(batch=1, heads=2, seq_len=64, head_dim=32, dtype="float32")
+    q, k, v, mask = make_inputs(config, "cpu")
+    reference = reference_output(q, k, v, mask)
+    variant = VARIANTS[variant_id]
+    with torch.no_grad(), variant.pin():
+        out = variant.bind(q, k, v, mask)()
+    assert out.shape == q.shape
+    err = torch.linalg.vector_norm(out.double() - reference) / torch.linalg.vector_norm(reference)
+    assert err < 1e-5
+
+
+def test_masked_fill_inplace_keeps_autograd_working_here():
+    """A finding, not the textbook line: the in-place fill overwrites the output of a multiply by a
+    Python scalar, which autograd never saves, so gradients still flow and agree exactly."""
+    config = AttnConfig(batch=1, heads=2, seq_len=16, head_dim=8, dtype="float32")
+    q, k, v, mask = make_inputs(config, "cpu")
+    grads = []
+    for variant_id in ("naive", "naive_inplace"):
+        leaf = q.clone().requires_grad_(True)
+        VARIANTS[variant_id].bind(leaf, k, v, mask)().square().sum().backward()
+        grads.append(leaf.grad)
+    assert torch.equal(grads[0], grads[1])
+
+
+def test_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="dtype"):
+        AttnConfig(dtype="int8")
+    with pytest.raises(ValueError, match="seq_len"):
+        AttnConfig(seq_len=0)
