@@ -30,10 +30,15 @@ ProgressHook = Callable[[str], None]
 def resolve_device(device: str) -> str:
     """'auto' means the first CUDA GPU when there is one, else the CPU."""
     if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return device
+    if not device.startswith("cuda"):
+        raise ValueError(f"device {device!r}: expected auto, cpu, cuda or cuda:N")
+    if not torch.cuda.is_available():
         raise RuntimeError(f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU")
-    return device
+    index = torch.device(device).index
+    return f"cuda:{torch.cuda.current_device() if index is None else index}"
 
 
 def make_inputs(config: AttnConfig, device: str) -> tuple[torch.Tensor, ...]:

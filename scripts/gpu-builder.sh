@@ -2,7 +2,7 @@
 # One batched run on a GPU builder: install, GPU tests, three measurements, benchmark.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
-set -uo pipefail
+set -uo pipefail  # keep going after a failure: every log comes back
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/work"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
