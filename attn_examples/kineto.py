@@ -89,8 +89,8 @@ def _self_times(ops: list[_Span]) -> dict[int, float]:
     return self_us
 
 
-def parse_trace(trace: dict, label: str) -> list[dict]:
-    """Facts per active profiler step, in step order.
+def parse_trace(trace: dict, label: str) -> dict:
+    """Facts per active profiler step, in step order: {"steps": [...], "unattributed_gpu": n}.
 
     `label` is the record_function name around the forward; its host and GPU spans are kept.
     """
@@ -124,12 +124,19 @@ def parse_trace(trace: dict, label: str) -> list[dict]:
     out = [{"step": number, "gpu": [], "cpu_ops": [], "launches": [], "transposes": 0,
             "host_span_us": None, "gpu_span_us": None} for number, _ in steps]
 
+    # The host runs ahead of the GPU: work launched in the warm-up step can still execute inside an
+    # active step's window. Only the launch time says which forward an activity belongs to; an
+    # activity whose launch is not in the trace was launched before profiling began and is counted
+    # apart, never attributed by its GPU timestamp.
+    unattributed = 0
     gpu_events = sorted((e for e in complete if e.get("cat") in GPU_CATEGORIES), key=lambda e: e["ts"])
     for e in gpu_events:
         launch = launches.get(e.get("args", {}).get("correlation"))
-        index = step_of(launch["ts"]) if launch else step_of(e["ts"])
-        if index is not None:
-            out[index]["gpu"].append(_gpu_activity(e, launch["name"] if launch else None))
+        index = step_of(launch["ts"]) if launch else None
+        if index is None:
+            unattributed += 1
+            continue
+        out[index]["gpu"].append(_gpu_activity(e, launch["name"]))
 
     cpu_ops = [e for e in complete if e.get("cat") == "cpu_op"]
     spans = [_Span(e["name"], e["ts"], e.get("dur", 0.0), e.get("tid")) for e in cpu_ops]
@@ -169,7 +176,7 @@ def parse_trace(trace: dict, label: str) -> list[dict]:
     if len(gpu_spans) == len(out):
         for step, e in zip(out, gpu_spans):
             step["gpu_span_us"] = float(e.get("dur", 0.0))
-    return out
+    return {"steps": out, "unattributed_gpu": unattributed}
 
 
 def kernel_signature(step: dict) -> list[tuple[str, str]]:

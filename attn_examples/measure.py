@@ -138,8 +138,8 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
                                wait=config.profile_wait, warmup=config.profile_warmup,
                                active=config.profile_active)
         trace_text = _export_trace(prof)
-        steps = kineto.parse_trace(json.loads(trace_text), variant.label)
-        problem = kineto.consistency(steps)
+        parsed = kineto.parse_trace(json.loads(trace_text), variant.label)
+        problem = kineto.consistency(parsed["steps"])
 
         note("timing")
         if cuda:
@@ -149,8 +149,8 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
         else:
             device_us, host_us, peak = timing.time_cpu(forward, config.cpu_min_run_time_s), None, None
             timer = "torch.utils.benchmark blocked_autorange (CPU wall time)"
-    entry["profile"] = {"trace_file": "", "steps": steps, "consistent": problem is None,
-                        "inconsistency": problem}
+    entry["profile"] = {"trace_file": "", "steps": parsed["steps"], "consistent": problem is None,
+                        "inconsistency": problem, "unattributed_gpu": parsed["unattributed_gpu"]}
     entry["timing"] = {"timer": timer, "device_us": device_us, "host_us": host_us,
                        "peak_memory_bytes": peak, "rel_error": rel_error}
     return entry, compress_trace(trace_text)

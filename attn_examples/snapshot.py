@@ -89,6 +89,7 @@ class Profile:
     steps: list[Step]
     consistent: bool
     inconsistency: str | None
+    unattributed_gpu: int             # GPU work in the trace launched before the first active step
 
 
 @dataclass

@@ -13,9 +13,9 @@ from typing import Any
 from attn_examples.snapshot import Snapshot, VariantResult
 
 # Kernel-name fragments that mean a Tensor Core (MMA) path, and ones that mean CUDA-core FP32.
-_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
+_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_tst|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
                           r"flash_fwd|fmha_cutlass|cudnn_generated|sm90_xmma|cutlass.*(bf16|f16))", re.I)
-_CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_f32f32_f32f32_f32_)", re.I)
+_CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_ffma_|_f32f32_f32f32_f32_)", re.I)
 
 
 def uses_tensor_cores(kernel_name: str) -> bool | None:
