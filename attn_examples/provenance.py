@@ -91,6 +91,14 @@ def collect(device: str, argv: list[str] | None = None) -> dict:
             driver=driver.splitlines()[0] if driver else None,
             cuda=torch.version.cuda,
             cudnn=_cudnn_string(cudnn),
+            device_limits={
+                "warp_size": int(getattr(props, "warp_size", 32)),
+                "regs_per_sm": getattr(props, "regs_per_multiprocessor", None),
+                "max_threads_per_sm": getattr(props, "max_threads_per_multi_processor", None),
+                "smem_per_sm_bytes": getattr(props, "shared_memory_per_multiprocessor", None),
+                "smem_per_block_optin_bytes": getattr(props, "shared_memory_per_block_optin", None),
+                "l2_bytes": getattr(props, "L2_cache_size", None),
+            },
         )
     return info
 

@@ -121,6 +121,18 @@ class Dispatch:
 
 
 @dataclass
+class DeviceLimits:
+    """Per-SM resources read from the device: what occupancy is computed against."""
+
+    warp_size: int
+    regs_per_sm: int | None
+    max_threads_per_sm: int | None
+    smem_per_sm_bytes: int | None
+    smem_per_block_optin_bytes: int | None
+    l2_bytes: int | None
+
+
+@dataclass
 class Provenance:
     device_kind: str                  # cuda | cpu
     device_name: str
@@ -139,6 +151,7 @@ class Provenance:
     measured_at: str                  # UTC, ISO 8601
     tool_version: str
     command: str
+    device_limits: DeviceLimits | None = None   # GPUs only; absent in snapshots before it existed
 
 
 @dataclass

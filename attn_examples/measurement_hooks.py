@@ -1,0 +1,73 @@
+"""MkDocs hooks that feed the pages from one measurement (loaded by path from mkdocs.yml).
+
+- before the first page: take the build's measurement (live once on a GPU builder, else the
+  committed snapshot), so a progress bar shows up front and both languages share it;
+- `{{ key }}` in a page's Markdown becomes a formatted value from that measurement
+  (`attn_examples.render.value` lists the keys); an unknown key fails the build;
+- `@root@/` in rendered HTML becomes the page's relative path to the site root;
+- after the build, each measured variant's trace is copied to `traces/<device>/`.
+
+No torch import unless the build measures live.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from pathlib import Path
+
+import mkdocs.plugins
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.pages import Page
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
+
+
+def _site():
+    from attn_examples import site
+
+    return site
+
+
+@mkdocs.plugins.event_priority(100)
+def on_pre_build(config: MkDocsConfig) -> None:
+    try:
+        _site().current()
+    except Exception as exc:  # noqa: BLE001 - surface any failure as a build error with its cause
+        raise PluginError(f"attn-examples: could not obtain this build's measurement: {exc}") from exc
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> str:
+    from attn_examples import render
+
+    m = _site().current()
+
+    def substitute(match: re.Match) -> str:
+        try:
+            return render.value(m.snapshot, match.group(1), m.live)
+        except KeyError as exc:
+            raise PluginError(f"{page.file.src_uri}: {{{{ {match.group(1)} }}}}: {exc.args[0]}") from None
+
+    return _PLACEHOLDER.sub(substitute, markdown)
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    from attn_examples.render import SITE_ROOT
+
+    if SITE_ROOT not in output:
+        return output
+    depth = page.url.count("/") if page.url else 0
+    root = posixpath.join(*([".."] * depth)) + "/" if depth else ""
+    return output.replace(SITE_ROOT, root)
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    snap = _site().current().snapshot
+    target = Path(config.site_dir) / "traces" / snap.device_slug
+    target.mkdir(parents=True, exist_ok=True)
+    for variant_id in snap.variants:
+        source = snap.trace_path(variant_id)
+        if source is not None:
+            shutil.copyfile(source, target / source.name)

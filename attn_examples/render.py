@@ -1,0 +1,290 @@
+"""Stage 3: turn a snapshot into HTML tables, provenance lines and prose values (no torch).
+
+Every function is pure: snapshot (+ language) in, text out. Numbers are formatted here and
+nowhere else, so both languages show byte-identical numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from attn_examples import article, views
+from attn_examples.i18n import t, title
+from attn_examples.snapshot import Snapshot
+
+SITE_ROOT = "@root@/"   # replaced per page by the site hook with the relative path to the site root
+
+
+class UnknownValue(KeyError):
+    """An unknown placeholder in the prose."""
+
+
+# ---- number formatting (language-independent on purpose) ----------------------------------------
+
+def fmt_us(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.0f} µs" if value >= 100 else f"{value:,.1f} µs"
+
+
+def fmt_num(value: float | int | None, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_pct(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.0f}%" if float(value).is_integer() else f"{value:.1f}%"
+
+
+def fmt_bytes(value: int | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 2**20:
+        return f"{value / 2**20:,.1f} MiB"
+    if value >= 2**10:
+        return f"{value / 2**10:,.1f} KiB"
+    return f"{value} B"
+
+
+def fmt_ratio(value: float) -> str:
+    return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+
+def fmt_sci(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1e}"
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def short_kernel_name(name: str, limit: int = 72) -> str:
+    """Kernel names run to hundreds of characters of template arguments: keep the head."""
+    head = name.split("(")[0] if not name.startswith("void ") else name[5:].split("(")[0]
+    head = head.split("<")[0] + ("<…>" if "<" in head else "")
+    return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
+# ---- provenance --------------------------------------------------------------------------------
+
+def provenance(snap: Snapshot, lang: str, live: bool) -> str:
+    """One line under every table and figure: device, versions, date, commit, live or snapshot."""
+    p = snap.provenance
+    parts = [f"{t(lang, 'measured_on')} <strong>{_e(p.device_name)}</strong>"]
+    if p.compute_capability:
+        parts[0] += f" (sm {p.compute_capability}, {p.sm_count} {t(lang, 'sms')})"
+    versions = f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else "")
+    parts.append(_e(versions))
+    c = snap.config
+    parts.append(f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}")
+    parts.append(_e(p.measured_at[:10]))
+    if p.git_commit:
+        parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
+    parts.append(t(lang, "live" if live else "snapshot"))
+    return f'<p class="attn-provenance">{" · ".join(parts)}</p>'
+
+
+# ---- tables ------------------------------------------------------------------------------------
+
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{h}</th>' for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{cell}</td>' for i, cell in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f'<div class="attn-table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _tc(lang: str, flag: bool | None) -> str:
+    return t(lang, "unknown") if flag is None else t(lang, "yes" if flag else "no")
+
+
+def summary_table(snap: Snapshot, lang: str) -> str:
+    """The cross-backend summary: kernels, times, main kernel, registers, occupancy, memory."""
+    headers = [t(lang, k) for k in ("variant", "kernels", "gpu_activities", "device_time", "host_time",
+                                   "main_kernel", "registers", "occupancy", "tensor_cores", "peak_memory",
+                                   "rel_error")]
+    rows = []
+    for row in views.summary_rows(snap):
+        name = _e(title(lang, row["id"]))
+        if not row["available"]:
+            rows.append([name, f'<em>{t(lang, "unavailable")}</em>', "", "", "", "", "", "", "", "", ""])
+            continue
+        rows.append([
+            name, fmt_num(row["kernels"]), fmt_num(row["gpu_activities"]), fmt_us(row["device_us"]),
+            fmt_us(row["host_us"]),
+            f'<code title="{_e(row["main_kernel"])}">{_e(short_kernel_name(row["main_kernel"], 40))}</code>'
+            if row["main_kernel"] else "–",
+            fmt_num(row["main_registers"]), fmt_pct(row["main_occupancy_pct"]), _tc(lang, row["tensor_cores"]),
+            fmt_bytes(row["peak_memory_bytes"]), fmt_sci(row["rel_error"]),
+        ])
+    return _table(headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10})
+
+
+def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """Every GPU activity of one forward, in launch order (or the host ops on a CPU snapshot)."""
+    result = snap.variants[variant_id]
+    if not result.available:
+        return (f'<p class="attn-unavailable"><strong>{_e(title(lang, variant_id))}</strong>: '
+                f'{t(lang, "unavailable")}: <code>{_e(result.unavailable_reason)}</code></p>')
+    rows = views.kernel_rows(result)
+    if not rows:
+        return f"<p>{t(lang, 'cpu_note')}</p>" + cpu_ops_table(snap, variant_id, lang)
+    headers = ["#", t(lang, "kind"), t(lang, "name"), t(lang, "launch"), t(lang, "grid"), t(lang, "block"),
+               t(lang, "registers"), t(lang, "smem"), t(lang, "occupancy"), t(lang, "duration")]
+    body = []
+    for r in rows:
+        dims = (lambda v: "×".join(map(str, v)) if v else "–")
+        body.append([
+            str(r["position"]), r["kind"],
+            f'<code title="{_e(r["name"])}">{_e(short_kernel_name(r["name"]))}</code>',
+            f'<code>{_e(r["launch_api"])}</code>' if r["launch_api"] else "–",
+            dims(r["grid"]), dims(r["block"]), fmt_num(r["registers_per_thread"]),
+            fmt_bytes(r["shared_memory_bytes"]) if r["kind"] == "kernel" else fmt_bytes(r["bytes"]),
+            fmt_pct(r["est_occupancy_pct"]), fmt_us(r["dur_us"]),
+        ])
+    caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
+    return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}) + trace_link(snap, variant_id, lang)
+
+
+def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
+    result = snap.variants[variant_id]
+    rows = [[f"<code>{_e(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
+            for r in views.cpu_op_rows(result, limit=limit)]
+    headers = [t(lang, "op"), t(lang, "count"), t(lang, "self"), t(lang, "total")]
+    return _table(headers, rows, numeric={1, 2, 3})
+
+
+def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
+    result = snap.variants[variant_id]
+    if result.profile is None:
+        return ""
+    href = f"{SITE_ROOT}traces/{snap.device_slug}/{result.profile.trace_file.split('/')[-1]}"
+    return (f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a> '
+            f'({t(lang, "open_in_perfetto")}: <a href="https://ui.perfetto.dev">ui.perfetto.dev</a>)</p>')
+
+
+def article_table(snap: Snapshot, lang: str) -> str:
+    """The article's A100 figures beside ours, the quoted ones labelled as such."""
+    headers = [t(lang, "variant"), f'{t(lang, "kernels")} ({t(lang, "quoted")})',
+               f'{t(lang, "kernels")} ({t(lang, "ours")})', f'{t(lang, "device_time")} ({t(lang, "quoted")})',
+               f'{t(lang, "device_time")} ({t(lang, "ours")})', f'{t(lang, "host_time")} ({t(lang, "quoted")})',
+               f'{t(lang, "host_time")} ({t(lang, "ours")})']
+    quoted_time = dict(article.DEVICE_US)
+    quoted_time.update({k: v * 1000 for k, v in article.FWD_CUDA_MS.items()})
+    rows = []
+    for row in views.summary_rows(snap):
+        vid = row["id"]
+        ours = row if row["available"] else {}
+        rows.append([
+            _e(title(lang, vid)), fmt_num(article.KERNELS.get(vid)), fmt_num(ours.get("kernels")),
+            fmt_us(quoted_time.get(vid)), fmt_us(ours.get("device_us")),
+            fmt_us(article.HOST_US.get(vid)), fmt_us(ours.get("host_us")),
+        ])
+    src = article.SOURCE
+    note = (f'<p class="attn-caption">{t(lang, "source")}: <a href="{src["url"]}">{_e(src["title"])}</a> '
+            f'({_e(src["publisher"])}, {src["date"]}, {_e(src["gpu"])})</p>')
+    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}) + note
+
+
+def dispatch_note(snap: Snapshot, lang: str) -> str:
+    d = snap.dispatch
+    if d.auto_backend is None:
+        return ""
+    return (f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong> '
+            f'({t(lang, "evidence")} <code>{_e(d.evidence)}</code>).</p>')
+
+
+# ---- values inside sentences -------------------------------------------------------------------
+
+def _main(snap: Snapshot, variant_id: str) -> dict[str, Any]:
+    main = views.main_kernel(snap.variants[variant_id])
+    if main is None:
+        raise UnknownValue(f"variant {variant_id!r} has no kernels in this snapshot")
+    return main
+
+
+def _threads(block: list[int] | None) -> int | None:
+    return math.prod(block) if block else None
+
+
+def variant_metric(snap: Snapshot, variant_id: str, metric: str) -> float | int | str | None:
+    """A raw (unformatted) metric of one variant: the single source for prose values and claims."""
+    if variant_id not in snap.variants:
+        raise UnknownValue(f"unknown variant {variant_id!r}")
+    result = snap.variants[variant_id]
+    if not result.available:
+        raise UnknownValue(f"variant {variant_id!r} is unavailable in this snapshot")
+    c = views.counts(result)
+    if metric in c:
+        return c[metric]
+    timing = result.timing
+    simple = {
+        "device_us": timing.device_us.median if timing.device_us else None,
+        "host_us": timing.host_us.median if timing.host_us else None,
+        "peak_memory_bytes": timing.peak_memory_bytes,
+        "rel_error": timing.rel_error,
+    }
+    if metric in simple:
+        return simple[metric]
+    if metric.startswith("main_"):
+        main = _main(snap, variant_id)
+        field = metric[len("main_"):]
+        derived = {"name": main["name"], "short_name": short_kernel_name(main["name"]),
+                   "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
+                   "smem_bytes": main["shared_memory_bytes"], "threads": _threads(main["block"]),
+                   "launch_api": main["launch_api"], "dur_us": main["dur_us"]}
+        if field in derived:
+            return derived[field]
+    raise UnknownValue(f"unknown metric {metric!r} (variant {variant_id!r})")
+
+
+def _format_metric(metric: str, value: Any) -> str:
+    if metric.endswith("_us"):
+        return fmt_us(value)
+    if metric.endswith("_bytes"):
+        return fmt_bytes(value)
+    if metric.endswith("_pct"):
+        return fmt_pct(value)
+    if metric == "rel_error":
+        return fmt_sci(value)
+    if metric in ("main_name", "main_short_name", "main_launch_api"):
+        return f"`{value}`"
+    return fmt_num(value) if isinstance(value, (int, float)) else str(value)
+
+
+def value(snap: Snapshot, key: str, live: bool) -> str:
+    """A formatted value for `{{ key }}` in the prose. Keys:
+
+    - `<variant>.<metric>`: kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches,
+      device_us, host_us, peak_memory_bytes, rel_error, main_name, main_short_name, main_registers,
+      main_occupancy_pct, main_smem_bytes, main_threads, main_launch_api, main_dur_us
+    - `ratio.<a>.<b>.<metric>`: a's metric over b's, e.g. ratio.sdpa_math.naive_inplace.device_us
+    - `diff.<a>.<b>.<metric>`: a's metric minus b's (counts)
+    - `device.name|cc|sms|torch|cuda|cudnn|date`, `dispatch.auto`, `build.mode`
+    """
+    parts = key.split(".")
+    p = snap.provenance
+    if parts[0] == "device" and len(parts) == 2:
+        fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
+                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10]}
+        if parts[1] in fields and fields[parts[1]] is not None:
+            return str(fields[parts[1]])
+    elif key == "dispatch.auto":
+        return f"`{snap.dispatch.auto_backend}`"
+    elif key == "build.mode":
+        return "live" if live else "snapshot"
+    elif parts[0] in ("ratio", "diff") and len(parts) == 4:
+        a = variant_metric(snap, parts[1], parts[3])
+        b = variant_metric(snap, parts[2], parts[3])
+        if parts[0] == "ratio":
+            return fmt_ratio(a / b)
+        return fmt_num(a - b)
+    elif len(parts) == 2 and parts[0] in snap.variants:
+        return _format_metric(parts[1], variant_metric(snap, parts[0], parts[1]))
+    raise UnknownValue(f"unknown value key {key!r}")

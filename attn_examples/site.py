@@ -1,0 +1,140 @@
+"""What the pages call: one measurement per build, rendered per language (no torch import
+unless this build measures live).
+
+Build modes, chosen by ATTN_EXAMPLES_MEASURE:
+- `auto` (default): measure live when an NVIDIA GPU is present (`nvidia-smi` answers), else
+  render from the committed snapshot;
+- `live`: always measure (fails without a CUDA GPU);
+- `snapshot`: never measure; render from ATTN_EXAMPLES_SNAPSHOT (default snapshots/nvidia-h200).
+
+The measurement is cached at module level, so it happens once per build process although
+mkdocs-static-i18n builds the site once per language, and `mkdocs serve` re-renders a prose
+edit without measuring again.
+
+Pages use it from markdown-exec blocks, e.g.::
+
+    ```python exec="1" html="1"
+    from attn_examples.site import en as site
+    print(site.kernels("sdpa_flash"))
+    ```
+
+(markdown-exec captures the block's own `print`, not sys.stdout: helpers return HTML.)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from attn_examples import render
+from attn_examples.snapshot import Snapshot, load_snapshot
+
+REPO = Path(__file__).resolve().parent.parent
+MODE_ENV = "ATTN_EXAMPLES_MEASURE"
+SNAPSHOT_ENV = "ATTN_EXAMPLES_SNAPSHOT"
+DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
+LIVE_DIR = REPO / ".cache" / "live-snapshot"
+
+
+@dataclass(frozen=True)
+class BuildMeasurement:
+    snapshot: Snapshot
+    live: bool
+    stamp: float   # mtime of the snapshot file when loaded (serve reloads a changed snapshot)
+
+
+_current: BuildMeasurement | None = None
+
+
+def gpu_present() -> bool:
+    """An NVIDIA GPU answers `nvidia-smi -L`. Checked without importing torch."""
+    if shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and "GPU" in done.stdout
+
+
+def build_mode() -> str:
+    mode = os.environ.get(MODE_ENV, "auto").strip().lower()
+    if mode not in ("auto", "live", "snapshot"):
+        raise ValueError(f"{MODE_ENV}={mode!r}: expected auto, live or snapshot")
+    if mode == "auto":
+        return "live" if gpu_present() else "snapshot"
+    return mode
+
+
+def _measure_live() -> Path:
+    """Measure the default configuration on this GPU and write it as a snapshot under .cache/."""
+    from attn_examples.config import AttnConfig
+    from attn_examples.measure import measure
+    from attn_examples.snapshot import write_snapshot
+
+    print("attn-examples: measuring live for this build (once; both languages render from it)", file=sys.stderr)
+    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"])
+    return write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
+
+
+def current() -> BuildMeasurement:
+    """The build's one measurement: measured live once, or the committed snapshot."""
+    global _current
+    if _current is not None and _current.live:
+        return _current
+    if build_mode() == "live":
+        folder = _measure_live()
+        _current = BuildMeasurement(load_snapshot(folder), True, (folder / "snapshot.json").stat().st_mtime)
+        return _current
+    folder = Path(os.environ.get(SNAPSHOT_ENV, DEFAULT_SNAPSHOT))
+    stamp = (folder / "snapshot.json").stat().st_mtime if (folder / "snapshot.json").exists() else 0.0
+    if _current is None or _current.stamp != stamp or _current.snapshot.root != folder:
+        _current = BuildMeasurement(load_snapshot(folder), False, stamp)
+    return _current
+
+
+class Page:
+    """Rendering helpers for one language; each returns HTML for a markdown-exec block to print."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    @staticmethod
+    def _m() -> BuildMeasurement:
+        return current()
+
+    def _with_provenance(self, body: str) -> str:
+        m = self._m()
+        return body + render.provenance(m.snapshot, self.lang, m.live)
+
+    def summary(self) -> str:
+        return self._with_provenance(render.summary_table(self._m().snapshot, self.lang))
+
+    def kernels(self, variant_id: str) -> str:
+        return self._with_provenance(render.kernel_table(self._m().snapshot, variant_id, self.lang))
+
+    def cpu_ops(self, variant_id: str, limit: int = 12) -> str:
+        return self._with_provenance(render.cpu_ops_table(self._m().snapshot, variant_id, self.lang, limit))
+
+    def article(self) -> str:
+        return self._with_provenance(render.article_table(self._m().snapshot, self.lang))
+
+    def dispatch(self) -> str:
+        return render.dispatch_note(self._m().snapshot, self.lang)
+
+    def provenance(self) -> str:
+        m = self._m()
+        return render.provenance(m.snapshot, self.lang, m.live)
+
+    def figure(self, name: str, variant_id: str | None = None) -> str:
+        from attn_examples import figures
+
+        return self._with_provenance(figures.figure_html(self._m().snapshot, name, variant_id, self.lang))
+
+
+en = Page("en")
+zh_TW = Page("zh-TW")
