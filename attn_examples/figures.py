@@ -1,13 +1,253 @@
-"""SVG figures drawn from a snapshot (stub: replaced by the real figures)."""
+"""SVG figures drawn from a snapshot with matplotlib (no torch import).
+
+Figures carry no words that need translating (variant ids, units, kernel names), so each is
+drawn once per build and shared by both languages; the caption and alt text around it are
+localized. Text and axes are drawn in a marker colour that becomes `currentColor` in the
+inline SVG, so the figure follows the page's light or dark scheme.
+"""
 
 from __future__ import annotations
 
-from attn_examples.snapshot import Snapshot
+import functools
+import html
+import io
+import re
+from typing import Any
+
+from attn_examples import article, views
+from attn_examples.i18n import t, title
+from attn_examples.snapshot import Snapshot, load_trace
 
 FIGURES = ("kernels", "device_time", "timeline", "registers_occupancy")
+INK = "#010101"  # replaced by currentColor
+COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
+    "naive": "#D55E00", "naive_inplace": "#E69F00", "sdpa_math": "#CC79A7",
+    "sdpa_efficient": "#009E73", "sdpa_flash": "#0072B2", "sdpa_cudnn": "#56B4E9",
+}
+KIND_COLORS = {"kernel": "#0072B2", "memcpy": "#D55E00", "memset": "#E69F00"}
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "svg.fonttype": "none", "font.size": 9, "font.family": "sans-serif",
+        "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK, "xtick.color": INK,
+        "ytick.color": INK, "axes.facecolor": "none", "figure.facecolor": "none",
+        "savefig.transparent": True, "axes.spines.top": False, "axes.spines.right": False,
+        "legend.frameon": False, "svg.hashsalt": "attn",
+    })
+    return plt
+
+
+def _svg(fig: Any, salt: str) -> str:
+    """The figure as inline SVG: no XML prolog, no fixed size, unique ids, themed ink."""
+    plt = _pyplot()
+    plt.rcParams["svg.hashsalt"] = salt
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r'<svg([^>]*?) width="[^"]+" height="[^"]+"', r"<svg\1", svg, count=1)
+    svg = svg.replace(INK, "currentColor")
+    # matplotlib's ids are per document; prefix them so several figures can share a page.
+    prefix = re.sub(r"[^A-Za-z0-9]", "", salt)
+    svg = re.sub(r'id="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", svg)
+    svg = re.sub(r'xlink:href="#([^"]+)"', rf'xlink:href="#{prefix}-\1"', svg)
+    return re.sub(r"<!--.*?-->", "", svg, flags=re.S).strip()
+
+
+def _labels(snap: Snapshot) -> list[str]:
+    return [v for v, r in snap.variants.items() if r.available]
+
+
+def draw_kernels(snap: Snapshot) -> str:
+    plt = _pyplot()
+    ids = _labels(snap)
+    counts = [views.counts(snap.variants[v]) for v in ids]
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(ids) + 1.0))
+    y = list(range(len(ids)))[::-1]
+    left = [0] * len(ids)
+    for kind, key in (("kernel", "kernels"), ("memcpy", "memcpys"), ("memset", "memsets")):
+        widths = [c.get(key, 0) for c in counts]
+        ax.barh(y, widths, left=left, color=KIND_COLORS[kind], label=kind, height=0.6)
+        left = [a + b for a, b in zip(left, widths)]
+    for yi, total in zip(y, left):
+        ax.text(total + 0.3, yi, str(total), va="center")
+    quoted = [(yi, article.KERNELS[v]) for yi, v in zip(y, ids) if v in article.KERNELS]
+    ax.scatter([q for _, q in quoted], [yi + 0.38 for yi, _ in quoted], marker="v", color=INK, s=22,
+               label="article, A100 (quoted)", zorder=3)
+    ax.set_yticks(y, ids)
+    ax.set_xlabel("GPU activities per forward")
+    ax.legend(loc="lower right", ncols=4, bbox_to_anchor=(1.0, 1.0))
+    return _svg(fig, "kernels")
+
+
+def draw_device_time(snap: Snapshot) -> str:
+    plt = _pyplot()
+    ids = _labels(snap)
+    rows = {r["id"]: r for r in views.summary_rows(snap)}
+    fig, ax = plt.subplots(figsize=(7, 0.55 * len(ids) + 1.0))
+    y = list(range(len(ids)))[::-1]
+    device = [rows[v]["device_us"] for v in ids]
+    iqr = [rows[v]["device_iqr_us"] or 0 for v in ids]
+    ax.barh([yi + 0.18 for yi in y], device, height=0.34, xerr=[[i / 2 for i in iqr], [i / 2 for i in iqr]],
+            color=[COLORS[v] for v in ids], label="device time / call", ecolor=INK)
+    host = [rows[v]["host_us"] for v in ids]
+    if all(h is not None for h in host):
+        ax.barh([yi - 0.18 for yi in y], host, height=0.34, color="none", edgecolor=INK, hatch="///",
+                linewidth=0.6, label="host (dispatch) time / call")
+    for yi, d in zip(y, device):
+        ax.text(d * 1.04, yi + 0.18, f"{d:,.0f} µs" if d >= 100 else f"{d:,.1f} µs", va="center", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yticks(y, ids)
+    ax.set_xlabel("µs per call (log scale), median; whiskers: interquartile range")
+    ax.legend(loc="lower right", ncols=2, bbox_to_anchor=(1.0, 1.0))
+    return _svg(fig, "device_time")
+
+
+def _timeline_events(trace: dict) -> tuple[list[dict], list[dict], list[dict], float]:
+    """Host ops, launch calls and GPU work of the first active step, times relative to its start."""
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))]
+    steps = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: e["ts"])
+    step = steps[0]
+    start, end = step["ts"], step["ts"] + step["dur"]
+    inside = [e for e in events if start <= e["ts"] <= end and e.get("tid") == step.get("tid")]
+    ops = [e for e in inside if e.get("cat") == "cpu_op"]
+    launches = [e for e in inside if e.get("cat") in ("cuda_runtime", "cuda_driver")]
+    corr = {e.get("args", {}).get("correlation") for e in launches}
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+           and e.get("args", {}).get("correlation") in corr]
+    return ops, launches, gpu, start
+
+
+def _depths(ops: list[dict]) -> list[int]:
+    order = sorted(range(len(ops)), key=lambda i: (ops[i]["ts"], -ops[i]["dur"]))
+    depth = [0] * len(ops)
+    stack: list[int] = []
+    for i in order:
+        while stack and ops[stack[-1]]["ts"] + ops[stack[-1]]["dur"] <= ops[i]["ts"]:
+            stack.pop()
+        depth[i] = len(stack)
+        stack.append(i)
+    return depth
+
+
+def draw_timeline(snap: Snapshot, variant_id: str) -> str:
+    plt = _pyplot()
+    ops, launches, gpu, t0 = _timeline_events(load_trace(snap, variant_id))
+    depth = _depths(ops)
+    max_depth = min(max(depth, default=0), 3)
+    lanes = [f"host ops {d}" for d in range(max_depth + 1)] + ["launch calls", "GPU"]
+    lane_y = {name: len(lanes) - 1 - i for i, name in enumerate(lanes)}
+    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(lanes) + 0.9))
+    end = max([e["ts"] + e["dur"] - t0 for e in ops + launches + gpu] + [1.0])
+    min_label = end / 14
+
+    def bar(e: dict, lane: str, color: str, label: str) -> None:
+        x, w = e["ts"] - t0, max(e["dur"], end / 800)
+        ax.broken_barh([(x, w)], (lane_y[lane] - 0.36, 0.72), facecolors=color, edgecolors=INK, linewidth=0.3)
+        if w >= min_label:
+            ax.text(x + w / 2, lane_y[lane], label[: max(4, int(w / end * 110))], ha="center", va="center",
+                    fontsize=6.5, clip_on=True, color="#000000")
+
+    for e, d in zip(ops, depth):
+        if d <= max_depth:
+            bar(e, f"host ops {d}", "#BBBBBB", e["name"].replace("aten::", ""))
+    for e in launches:
+        bar(e, "launch calls", "#E69F00" if e.get("cat") == "cuda_driver" else "#F0E442", e["name"])
+    for e in gpu:
+        kind = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}[e["cat"]]
+        bar(e, "GPU", KIND_COLORS[kind], views_short(e["name"]))
+    ax.set_yticks(list(lane_y.values()), list(lane_y.keys()))
+    ax.set_xlim(0, end * 1.01)
+    ax.set_xlabel(f"µs from the start of one profiled forward ({variant_id})")
+    return _svg(fig, f"timeline{variant_id}")
+
+
+def views_short(name: str) -> str:
+    from attn_examples.render import short_kernel_name
+
+    return short_kernel_name(name, 40)
+
+
+MARKERS = {"naive": "o", "naive_inplace": "s", "sdpa_math": "D", "sdpa_efficient": "^", "sdpa_flash": "v",
+           "sdpa_cudnn": "P"}
+
+
+def draw_registers_occupancy(snap: Snapshot) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for index, variant_id in enumerate(_labels(snap)):
+        rows = [r for r in views.kernel_rows(snap.variants[variant_id]) if r["kind"] == "kernel"
+                and r["registers_per_thread"] is not None and r["est_occupancy_pct"] is not None]
+        if not rows:
+            continue
+        ax.scatter([r["registers_per_thread"] for r in rows], [r["est_occupancy_pct"] for r in rows],
+                   s=[18 + min(r["dur_us"], 600) / 3 for r in rows], color=COLORS[variant_id], alpha=0.75,
+                   marker=MARKERS[variant_id], label=variant_id, edgecolors=INK, linewidths=0.3)
+        main = views.main_kernel(snap.variants[variant_id])
+        if main and variant_id.startswith("sdpa_") and variant_id != "sdpa_math":
+            ax.annotate(f"{variant_id}: {views_short(main['name'])[:26]}",
+                        (main["registers_per_thread"], main["est_occupancy_pct"]),
+                        textcoords="offset points", xytext=(-150, 14 + 10 * (index % 3)), fontsize=6.5,
+                        arrowprops={"arrowstyle": "-", "color": INK, "linewidth": 0.4})
+    ax.set_xlabel("registers per thread (marker area: kernel duration)")
+    ax.set_ylabel("Kineto est. occupancy %")
+    ax.set_ylim(-5, 105)
+    ax.set_xlim(0, 270)
+    ax.legend(loc="upper right", fontsize=7, ncols=2)
+    return _svg(fig, "registers_occupancy")
+
+
+@functools.lru_cache(maxsize=64)
+def _cached(snapshot_key: tuple, name: str, variant_id: str | None, snap_holder: "_Holder") -> str:
+    snap = snap_holder.snap
+    if name == "timeline":
+        return draw_timeline(snap, variant_id)
+    return {"kernels": draw_kernels, "device_time": draw_device_time,
+            "registers_occupancy": draw_registers_occupancy}[name](snap)
+
+
+class _Holder:
+    """Carries the snapshot through lru_cache without making it part of the key."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Holder)
+
+
+def figure_svg(snap: Snapshot, name: str, variant_id: str | None = None) -> str:
+    """The SVG for one figure; drawn once per snapshot and reused by every language."""
+    if name not in FIGURES:
+        raise KeyError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+    if (name == "timeline") != (variant_id is not None):
+        raise KeyError(f"figure {name!r}: a variant is {'required' if name == 'timeline' else 'not accepted'}")
+    if variant_id is not None and (variant_id not in snap.variants or not snap.variants[variant_id].available):
+        raise KeyError(f"figure {name!r}: variant {variant_id!r} is not measured in this snapshot")
+    key = (str(snap.root), snap.provenance.measured_at, snap.device_slug)
+    return _cached(key, name, variant_id, _Holder(snap))
 
 
 def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) -> str:
-    if name not in FIGURES:
-        raise KeyError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
-    return f'<figure class="attn-figure"><figcaption>{name} {variant_id or ""}</figcaption></figure>'
+    """The figure inside <figure>, with a localized title (alt text) and caption."""
+    svg = figure_svg(snap, name, variant_id)
+    alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt", "timeline": "timeline_fig_alt",
+               "registers_occupancy": "regs_fig_alt"}[name]
+    alt = t(lang, alt_key).format(title=title(lang, variant_id) if variant_id else "")
+    fig_id = f"fig-{name}" + (f"-{variant_id}" if variant_id else "")
+    label = html.escape(alt, quote=True)
+    svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
+    svg = re.sub(r"(<svg[^>]*>)", rf"\1<title>{html.escape(alt)}</title>", svg, count=1)
+    return (f'<figure class="attn-figure" id="{fig_id}">{svg}'
+            f"<figcaption>{html.escape(alt)}</figcaption></figure>")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -44,3 +48,34 @@ def cpu_snapshot_dir(tmp_path_factory: pytest.TempPathFactory, small_config) -> 
     out = tmp_path_factory.mktemp("snap") / "cpu"
     write_snapshot(data, traces, out)
     return out
+
+
+@dataclass
+class Built:
+    site: Path
+    cache: Path
+    log: str
+
+
+# The build runs with torch made unimportable: a snapshot build must never import it.
+_BUILD = """
+import sys, runpy
+sys.modules["torch"] = None
+sys.argv = ["mkdocs", "build", "--strict", "-d", sys.argv[1]]
+runpy.run_module("mkdocs", run_name="__main__")
+"""
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """One strict snapshot build of the whole site, shared by every site test."""
+    tmp = tmp_path_factory.mktemp("site-build")
+    site, cache = tmp / "site", tmp / "nbcache"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MKDOCS_JUPYTER_CACHE_DIR=str(cache),
+               ATTN_EXAMPLES_MEASURE="snapshot")
+    env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
+    proc = subprocess.run([sys.executable, "-c", _BUILD, str(site)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log
+    return Built(site, cache, log)

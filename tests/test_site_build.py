@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import posixpath
-import subprocess
-import sys
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -44,29 +40,7 @@ def _sources(lang: str) -> set[Path]:
 PAGES = sorted(_sources(DEFAULT_LANG))
 
 
-@dataclass
-class Built:
-    site: Path
-    cache: Path
-    log: str
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    tmp = tmp_path_factory.mktemp("site-build")
-    site, cache = tmp / "site", tmp / "nbcache"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MKDOCS_JUPYTER_CACHE_DIR=str(cache))
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=REPO,  # pymdownx.snippets' base_path is relative to the working directory
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log
-    return Built(site, cache, log)
+from tests.conftest import Built  # noqa: E402  (the build is shared with tests/test_site_content.py)
 
 
 class _Tags(HTMLParser):

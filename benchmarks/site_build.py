@@ -1,0 +1,78 @@
+"""Snapshot build time of the site against the same pages with the measurement stripped out.
+
+    python benchmarks/site_build.py [--repeats 2]
+
+Builds (1) the real site from the committed snapshot and (2) a copy of docs/ in which every
+markdown-exec block is removed and every `{{ value }}` replaced by a fixed word, both with
+torch made unimportable (a build that imported it would fail), each in a fresh process with a
+cold notebook cache. Prints one JSON object with the best wall time of each and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = """
+import sys, runpy
+sys.modules["torch"] = None
+sys.argv = ["mkdocs", "build", "--strict", "-q", "-f", sys.argv[1], "-d", sys.argv[2]]
+runpy.run_module("mkdocs", run_name="__main__")
+"""
+EXEC_BLOCK = re.compile(r'^```python exec="1"[^\n]*\n.*?^```\n', re.S | re.M)
+PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z0-9_.\-]+\s*\}\}")
+
+
+def stripped_docs(target: Path) -> None:
+    shutil.copytree(REPO / "docs", target)
+    for page in target.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(PLACEHOLDER.sub("N", EXEC_BLOCK.sub("", text)), encoding="utf-8")
+
+
+def config_for(docs_dir: Path, out: Path) -> Path:
+    raw = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    raw = raw.replace("docs_dir: docs", f"docs_dir: {docs_dir}")
+    raw = re.sub(r"^  - (attn_examples/\S+\.py)$", lambda m: f"  - {REPO / m.group(1)}", raw, flags=re.M)
+    out.write_text(raw, encoding="utf-8")
+    return out
+
+
+def timed_build(config: Path, tmp: Path, label: str, repeats: int) -> float:
+    best = float("inf")
+    for i in range(repeats):
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
+                   MKDOCS_JUPYTER_CACHE_DIR=str(tmp / f"nbcache-{label}-{i}"))
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", BUILD, str(config), str(tmp / f"site-{label}-{i}")],
+                       cwd=REPO, env=env, check=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        stripped_docs(tmp / "docs-stripped")
+        full = config_for(REPO / "docs", tmp / "full.yml")
+        bare = config_for(tmp / "docs-stripped", tmp / "stripped.yml")
+        full_s = timed_build(full, tmp, "full", args.repeats)
+        bare_s = timed_build(bare, tmp, "stripped", args.repeats)
+    print(json.dumps({"snapshot_build_s": round(full_s, 2), "stripped_build_s": round(bare_s, 2),
+                      "ratio": round(full_s / bare_s, 2), "torch_importable_during_build": False}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""The built pages hold the snapshot's values, the same in both languages, with provenance."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attn_examples import render, site, views
+from attn_examples.snapshot import load_snapshot
+from tests.conftest import REPO, Built
+
+LANGS = ("en", "zh-TW")
+PAGES = sorted(p.relative_to(REPO / "docs" / "en") for p in (REPO / "docs" / "en").glob("*.md"))
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+_BLOCK = re.compile(r'<div class="attn-table">.*?</table></div>|<figure class="attn-figure".*?</figure>', re.S)
+_PROVENANCE = re.compile(r'<p class="attn-provenance">(.*?)</p>', re.S)
+_UNIT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[-+]\d+)?\s?(?:µs|%|×|MiB|KiB)")
+
+
+def _page(built: Built, lang: str, page: Path) -> str:
+    prefix = "" if lang == "en" else f"{lang}/"
+    rel = "" if page.stem == "index" else f"{page.stem}/"
+    return (built.site / prefix / rel / "index.html").read_text(encoding="utf-8")
+
+
+def _body(html: str) -> str:
+    match = _ARTICLE.search(html)
+    assert match, "no article body"
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def snap():
+    return load_snapshot(site.DEFAULT_SNAPSHOT)
+
+
+def test_summary_table_shows_the_snapshots_values(built: Built, snap) -> None:
+    for lang in LANGS:
+        body = _body(_page(built, lang, Path("index.md")))
+        table = body[body.index('<div class="attn-table">'):]
+        for row in views.summary_rows(snap):
+            if not row["available"]:
+                continue
+            assert f"{row['device_us']:,.0f} µs" in table or f"{row['device_us']:,.1f} µs" in table, row["id"]
+            assert f"<td class=num>{row['kernels']}</td>" in table, row["id"]
+
+
+def test_kernel_tables_list_every_kernel_of_the_snapshot(built: Built, snap) -> None:
+    """Each backend page's table names each measured kernel (by its shortened name)."""
+    for variant_id, page in (("sdpa_flash", "flash.md"), ("sdpa_cudnn", "cudnn.md"), ("sdpa_math", "math.md")):
+        for lang in LANGS:
+            body = _body(_page(built, lang, Path(page)))
+            for row in views.kernel_rows(snap.variants[variant_id]):
+                assert render._e(render.short_kernel_name(row["name"])) in body, (lang, variant_id, row["name"])
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_measured_blocks_are_identical_across_languages(built: Built, page: Path) -> None:
+    """Tables and figures carry the same numbers in en and zh-TW; the prose injects the same values."""
+    bodies = {lang: _body(_page(built, lang, page)) for lang in LANGS}
+    numbers = {lang: [_UNIT_NUMBER.findall(block) for block in _BLOCK.findall(body)] for lang, body in bodies.items()}
+    assert numbers["en"] == numbers["zh-TW"]
+    prose = {lang: set(_UNIT_NUMBER.findall(_BLOCK.sub("", body))) for lang, body in bodies.items()}
+    assert prose["en"] == prose["zh-TW"], prose["en"] ^ prose["zh-TW"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_table_and_figure_carries_provenance(built: Built, lang: str, page: Path) -> None:
+    body = _body(_page(built, lang, page))
+    pieces = _BLOCK.split(body)
+    for after in pieces[1:]:
+        assert after.lstrip().startswith('<p class="attn-provenance">') or '<p class="attn-trace">' in after[:600] \
+            and '<p class="attn-provenance">' in after[:1200], f"{lang}/{page}: a table or figure without provenance"
+    word = "from the committed snapshot" if lang == "en" else "取自已提交的快照"
+    for line in _PROVENANCE.findall(body):
+        assert word in line and "NVIDIA H200" in line
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_figures_are_inline_svg_with_alt_text(built: Built, lang: str) -> None:
+    seen = 0
+    for page in PAGES:
+        for figure in re.findall(r'<figure class="attn-figure".*?</figure>', _page(built, lang, page), re.S):
+            seen += 1
+            label = re.search(r'<svg[^>]*role="img"[^>]*aria-label="([^"]+)"', figure)
+            assert label and len(label.group(1)) > 20, figure[:200]
+            assert "<title>" in figure and "<figcaption>" in figure
+            assert "currentColor" in figure, "figure ink must follow the colour scheme"
+    assert seen >= 4
+
+
+def test_trace_links_resolve_to_copied_traces(built: Built) -> None:
+    links = 0
+    for lang in LANGS:
+        for page in PAGES:
+            prefix = "" if lang == "en" else f"{lang}/"
+            folder = built.site / prefix / ("" if page.stem == "index" else page.stem)
+            for href in re.findall(r'href="([^"]*traces/[^"]+)"', _page(built, lang, page)):
+                links += 1
+                assert (folder / href).resolve().is_file(), f"{lang}/{page}: {href}"
+    assert links > 0
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_traceback_or_unrendered_placeholder(built: Built, lang: str, page: Path) -> None:
+    html = _page(built, lang, page)
+    assert "Traceback" not in html and "{{" not in _body(html) and render.SITE_ROOT not in html
+
+
+# ---- build modes -------------------------------------------------------------------------------
+
+def test_build_mode_defaults_to_the_snapshot_without_a_gpu(monkeypatch) -> None:
+    monkeypatch.delenv(site.MODE_ENV, raising=False)
+    monkeypatch.setattr(site, "gpu_present", lambda: False)
+    assert site.build_mode() == "snapshot"
+    monkeypatch.setattr(site, "gpu_present", lambda: True)
+    assert site.build_mode() == "live"
+    monkeypatch.setenv(site.MODE_ENV, "snapshot")
+    assert site.build_mode() == "snapshot"
+    monkeypatch.setenv(site.MODE_ENV, "sometimes")
+    with pytest.raises(ValueError, match="ATTN_EXAMPLES_MEASURE"):
+        site.build_mode()
+
+
+def test_a_live_build_measures_once_for_both_languages(tmp_path, monkeypatch) -> None:
+    """A whole bilingual build in live mode, with the GPU measurement replaced by a copy of the
+    committed snapshot: measurement runs once, and every page says the numbers are live."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    calls = []
+
+    def fake_measure() -> Path:
+        calls.append(1)
+        target = tmp_path / "live" / "nvidia-h200"
+        shutil.copytree(site.DEFAULT_SNAPSHOT, target, dirs_exist_ok=True)
+        return target
+
+    monkeypatch.setenv(site.MODE_ENV, "live")
+    monkeypatch.setenv("MKDOCS_JUPYTER_CACHE_DIR", str(tmp_path / "nbcache"))
+    monkeypatch.setattr(site, "_measure_live", fake_measure)
+    monkeypatch.setattr(site, "_current", None)
+    monkeypatch.chdir(REPO)
+    build(load_config(str(REPO / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True))
+    assert calls == [1]
+    en = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    zh = (tmp_path / "site" / "zh-TW" / "index.html").read_text(encoding="utf-8")
+    assert "measured live by this build" in en and "本次建置即時量測" in zh
+    assert "from the committed snapshot" not in en
