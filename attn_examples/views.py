@@ -28,6 +28,12 @@ def uses_tensor_cores(kernel_name: str) -> bool | None:
     return None
 
 
+def is_launch_call(name: str) -> bool:
+    """Host calls that put work on the GPU (kernel launches, copies, memsets), as opposed to other
+    runtime calls Kineto records (cudaStreamIsCapturing, cudaFuncSetAttribute, ...)."""
+    return bool(re.match(r"^(cuda|cu)(LaunchKernel|Memcpy|Memset)", name))
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
@@ -81,7 +87,7 @@ def counts(result: VariantResult) -> dict[str, int]:
         "memsets": kinds.count("memset"),
         "cpu_ops": sum(op.count for op in step.cpu_ops),
         "transposes": step.transposes,
-        "launches": sum(launch.count for launch in step.launches),
+        "launches": sum(launch.count for launch in step.launches if is_launch_call(launch.name)),
     }
 
 
