@@ -9,9 +9,12 @@ inline SVG, so the figure follows the page's light or dark scheme.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import io
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from attn_examples import article, views
@@ -205,38 +208,60 @@ def draw_registers_occupancy(snap: Snapshot) -> str:
     return _svg(fig, "registers_occupancy")
 
 
-@functools.lru_cache(maxsize=64)
-def _cached(snapshot_key: tuple, name: str, variant_id: str | None, snap_holder: "_Holder") -> str:
-    snap = snap_holder.snap
+CACHE_DIR = Path(os.environ.get("ATTN_EXAMPLES_FIGURE_CACHE", Path(__file__).resolve().parent.parent / ".cache" / "figures"))
+
+
+def _draw(snap: Snapshot, name: str, variant_id: str | None) -> str:
     if name == "timeline":
         return draw_timeline(snap, variant_id)
     return {"kernels": draw_kernels, "device_time": draw_device_time,
             "registers_occupancy": draw_registers_occupancy}[name](snap)
 
 
-class _Holder:
-    """Carries the snapshot through lru_cache without making it part of the key."""
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """Changes whenever the drawing code or matplotlib changes, so stale figures are never reused."""
+    import importlib.metadata
 
-    def __init__(self, snap: Snapshot) -> None:
-        self.snap = snap
+    source = Path(__file__).read_bytes() + Path(views.__file__).read_bytes()
+    return hashlib.sha256(source + importlib.metadata.version("matplotlib").encode()).hexdigest()[:16]
 
-    def __hash__(self) -> int:
-        return 0
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Holder)
+def _cache_key(snap: Snapshot, name: str, variant_id: str | None) -> str:
+    """Content of the snapshot (its JSON and, for timelines, the trace) + the code that draws."""
+    digest = hashlib.sha256((snap.root / "snapshot.json").read_bytes() if snap.root else b"")
+    if variant_id is not None and snap.trace_path(variant_id) is not None:
+        digest.update(snap.trace_path(variant_id).read_bytes())
+    digest.update(f"{name}|{variant_id}|{_code_fingerprint()}".encode())
+    return digest.hexdigest()[:24]
+
+
+_memory: dict[str, str] = {}
 
 
 def figure_svg(snap: Snapshot, name: str, variant_id: str | None = None) -> str:
-    """The SVG for one figure; drawn once per snapshot and reused by every language."""
+    """The SVG for one figure. Drawn once per snapshot content and code version: kept in memory for
+    the build's other language, and on disk (.cache/figures) for the next build or serve reload."""
     if name not in FIGURES:
         raise KeyError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
     if (name == "timeline") != (variant_id is not None):
         raise KeyError(f"figure {name!r}: a variant is {'required' if name == 'timeline' else 'not accepted'}")
     if variant_id is not None and (variant_id not in snap.variants or not snap.variants[variant_id].available):
         raise KeyError(f"figure {name!r}: variant {variant_id!r} is not measured in this snapshot")
-    key = (str(snap.root), snap.provenance.measured_at, snap.device_slug)
-    return _cached(key, name, variant_id, _Holder(snap))
+    key = _cache_key(snap, name, variant_id)
+    if key in _memory:
+        return _memory[key]
+    path = CACHE_DIR / f"{name}-{variant_id or 'all'}-{key}.svg"
+    if path.is_file():
+        svg = path.read_text(encoding="utf-8")
+    else:
+        svg = _draw(snap, name, variant_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(svg, encoding="utf-8")
+        os.replace(tmp, path)
+    _memory[key] = svg
+    return svg
 
 
 def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) -> str:

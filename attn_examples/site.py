@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +78,12 @@ def _measure_live() -> Path:
     from attn_examples.snapshot import write_snapshot
 
     print("attn-examples: measuring live for this build (once; both languages render from it)", file=sys.stderr)
+    started = time.perf_counter()
     data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"])
-    return write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
+    folder = write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
+    print(f"attn-examples: live measurement took {time.perf_counter() - started:.1f} s; snapshot: {folder}",
+          file=sys.stderr)
+    return folder
 
 
 def current() -> BuildMeasurement:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One batched run on a GPU builder: install, GPU tests, three measurements, benchmark.
+# One batched run on a GPU builder: install, GPU tests (the whole suite when the docs stack is
+# carried in .whl/), three measurements, benchmark, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
 set -uo pipefail  # keep going after a failure: every log comes back
@@ -19,6 +20,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 log gpu tests
 python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-gpu.log"
+if python3 -c "import mkdocs_static_i18n" 2>/dev/null; then
+  log "whole suite (docs stack carried)"
+  python3 -m pytest tests -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-all.log" | tail -n 15
+fi
 
 for i in 1 2 3; do
   log "measure run $i"
@@ -29,6 +34,19 @@ done
 log benchmark
 python3 benchmarks/measure_wall.py --device cuda | tee "$OUT/work/benchmark.json"
 python3 benchmarks/compare_runs.py "$OUT"/work/run1 "$OUT"/work/run2 "$OUT"/work/run3 | tee "$OUT/work/runs.txt"
+
+if [ "${LIVE_BUILD:-0}" = 1 ]; then
+  log "live site build (auto mode: the GPU is detected)"
+  rm -rf .cache/live-snapshot
+  /usr/bin/time -f "%e s wall" python3 -m mkdocs build --strict -d /tmp/live-site 2>&1 | tee "$OUT/work/live-build.log" | tail -n 20
+  cp -r .cache/live-snapshot "$OUT/work/live-snapshot" 2>/dev/null
+  for lang in "" zh-TW/; do
+    for page in "" cudnn/; do
+      f=/tmp/live-site/${lang}${page}index.html
+      [ -f "$f" ] && cp "$f" "$OUT/work/live-$(echo "${lang}${page}" | tr -d / | tr -c 'A-Za-z\n' _)index.html"
+    done
+  done
+fi
 
 if [ -n "${EXTRA:-}" ]; then log extra; bash -c "$EXTRA" 2>&1 | tee "$OUT/work/extra.log"; fi
 tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" work && rm -rf "$OUT/work"
