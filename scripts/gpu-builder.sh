@@ -12,7 +12,8 @@ log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 log install
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  # --target puts nbconvert's templates under /tmp/site/share/jupyter: tell Jupyter where.
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} JUPYTER_PATH=/tmp/site/share/jupyter
 fi
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/work/nvidia-smi.txt"
