@@ -113,7 +113,8 @@ def _export_trace(prof: Any) -> str:
 
 def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Tensor, ...],
                     reference: torch.Tensor, on_stage: ProgressHook | None = None) -> tuple[dict, bytes | None]:
-    """One variant's entry of the snapshot, and its gzipped trace (None when unavailable)."""
+    """One variant's entry of the snapshot (timing still empty), and its gzipped trace (None when
+    unavailable)."""
     q, k, v, mask = inputs
     cuda = q.is_cuda
     entry: dict = {"id": variant.id, "title": variant.title, "available": True,
@@ -141,19 +142,36 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
         parsed = kineto.parse_trace(json.loads(trace_text), variant.label)
         problem = kineto.consistency(parsed["steps"])
 
-        note("timing")
-        if cuda:
-            device_us, host_us = timing.time_cuda(forward, config.timing_repeats)
-            peak = timing.peak_memory_cuda(forward)
-            timer = "cuda-events behind a queued torch.cuda._sleep; host: perf_counter around dispatch"
-        else:
-            device_us, host_us, peak = timing.time_cpu(forward, config.cpu_min_run_time_s), None, None
-            timer = "torch.utils.benchmark blocked_autorange (CPU wall time)"
+        peak = timing.peak_memory_cuda(forward) if cuda else None
     entry["profile"] = {"trace_file": "", "steps": parsed["steps"], "consistent": problem is None,
                         "inconsistency": problem, "unattributed_gpu": parsed["unattributed_gpu"]}
-    entry["timing"] = {"timer": timer, "device_us": device_us, "host_us": host_us,
-                       "peak_memory_bytes": peak, "rel_error": rel_error}
+    # device_us / host_us are filled by time_variants(), which times all variants together
+    entry["timing"] = {"timer": "", "device_us": None, "host_us": None, "peak_memory_bytes": peak,
+                       "rel_error": rel_error}
     return entry, compress_trace(trace_text)
+
+
+CUDA_TIMER = ("CUDA events around each call queued behind torch.cuda._sleep; host: perf_counter around "
+              "the call; variants interleaved call by call")
+CPU_TIMER = "torch.utils.benchmark blocked_autorange (CPU wall time), one variant after another"
+
+
+def time_variants(entries: dict[str, dict], variants: list[Variant], config: AttnConfig,
+                  inputs: tuple[torch.Tensor, ...]) -> None:
+    """Fill the timing of every available variant, apart from the profiler."""
+    available = [v for v in variants if entries[v.id]["available"]]
+    q, k, v, mask = inputs
+    forwards = {variant.id: variant.bind(q, k, v, mask) for variant in available}
+    with torch.no_grad():
+        if q.is_cuda:
+            timed = timing.time_cuda(forwards, config.timing_repeats, {x.id: x.pin for x in available})
+            for name, (device_us, host_us) in timed.items():
+                entries[name]["timing"].update(timer=CUDA_TIMER, device_us=device_us, host_us=host_us)
+            return
+        for variant in available:
+            with variant.pin():
+                device_us = timing.time_cpu(forwards[variant.id], config.cpu_min_run_time_s)
+            entries[variant.id]["timing"].update(timer=CPU_TIMER, device_us=device_us)
 
 
 def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str] | None = None,
@@ -170,14 +188,17 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
 
     results: dict[str, dict] = {}
     traces: dict[str, bytes] = {}
-    with _progress(progress, len(variants)) as advance:
+    with _progress(progress, len(variants) + 1) as advance:
         for variant in variants:
             entry, blob = measure_variant(variant, config, inputs, reference,
                                           on_stage=lambda stage, v=variant: advance(f"{v.id}: {stage}", 0))
             results[variant.id] = entry
             if blob is not None:
                 traces[variant.id] = blob
-            advance(f"{variant.id}: done", 1)
+            advance(f"{variant.id}: profiled", 1)
+        advance("timing all variants", 0)
+        time_variants(results, variants, config, inputs)
+        advance("timed", 1)
     data = {
         "schema_version": SCHEMA_VERSION,
         "device_slug": provenance.device_slug(device),

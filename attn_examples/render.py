@@ -7,19 +7,14 @@ nowhere else, so both languages show byte-identical numbers.
 from __future__ import annotations
 
 import html
-import math
-import re
 from typing import Any
 
-from attn_examples import article, views
+from attn_examples import article, metrics, views
+from attn_examples.views import short_kernel_name
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot
 
 SITE_ROOT = "@root@/"   # replaced per page by the site hook with the relative path to the site root
-
-
-class UnknownValue(KeyError):
-    """An unknown placeholder in the prose."""
 
 
 # ---- number formatting (language-independent on purpose) ----------------------------------------
@@ -62,45 +57,6 @@ def fmt_sci(value: float | None) -> str:
 
 def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
-
-
-def short_kernel_name(name: str, limit: int = 72) -> str:
-    """Kernel names run to hundreds of characters of template arguments: keep the head.
-
-    'void (anonymous namespace)::softmax_warp_forward<float, ...>(float*, ...)' → 'softmax_warp_forward<…>'
-    """
-    head = name.replace("(anonymous namespace)::", "")
-    if head.startswith("void "):
-        head = head[len("void "):]
-    depth, cut = 0, len(head)
-    for i, ch in enumerate(head):          # the first '(' outside template brackets opens the parameters
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "(" and depth == 0:
-            cut = i
-            break
-    rest, head = head[cut:], head[:cut]
-    base = head.split("<")[0]
-    head = base + ("<…>" if "<" in head else "")
-    if base.rsplit("::", 1)[-1] in _GENERIC_KERNELS:  # name the operation the generic kernel runs
-        op = next((m for m in _OPERATION.findall(head_args(name)) if m not in _NOT_OPERATIONS), None)
-        if op:
-            head = f"{head} {op}"
-    head = head.strip()
-    return head if len(head) <= limit else head[: limit - 1] + "…"
-
-
-_GENERIC_KERNELS = {"elementwise_kernel", "vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
-                    "reduce_kernel", "index_elementwise_kernel"}
-_OPERATION = re.compile(r"([A-Za-z0-9_]*(?:Functor[A-Za-z0-9_]*|_kernel_cuda|_kernel_impl|_kernel))\b")
-_NOT_OPERATIONS = _GENERIC_KERNELS | {"gpu_kernel_impl_nocast", "gpu_kernel_impl", "AUnaryFunctor",
-                                      "BUnaryFunctor", "BinaryFunctor", "func_wrapper_t"}
-
-
-def head_args(name: str) -> str:
-    return name.replace("(anonymous namespace)::", "")
 
 
 # ---- provenance --------------------------------------------------------------------------------
@@ -237,89 +193,31 @@ def dispatch_note(snap: Snapshot, lang: str) -> str:
 
 # ---- values inside sentences -------------------------------------------------------------------
 
-def _main(snap: Snapshot, variant_id: str) -> dict[str, Any]:
-    main = views.main_kernel(snap.variants[variant_id])
-    if main is None:
-        raise UnknownValue(f"variant {variant_id!r} has no kernels in this snapshot")
-    return main
-
-
-def _threads(block: list[int] | None) -> int | None:
-    return math.prod(block) if block else None
-
-
-def variant_metric(snap: Snapshot, variant_id: str, metric: str) -> float | int | str | None:
-    """A raw (unformatted) metric of one variant: the single source for prose values and claims."""
-    if variant_id not in snap.variants:
-        raise UnknownValue(f"unknown variant {variant_id!r}")
-    result = snap.variants[variant_id]
-    if not result.available:
-        raise UnknownValue(f"variant {variant_id!r} is unavailable in this snapshot")
-    c = views.counts(result)
-    if metric in c:
-        return c[metric]
-    timing = result.timing
-    simple = {
-        "device_us": timing.device_us.median if timing.device_us else None,
-        "host_us": timing.host_us.median if timing.host_us else None,
-        "peak_memory_bytes": timing.peak_memory_bytes,
-        "rel_error": timing.rel_error,
-    }
-    if metric in simple:
-        return simple[metric]
-    if metric.startswith("main_"):
-        main = _main(snap, variant_id)
-        field = metric[len("main_"):]
-        derived = {"name": main["name"], "short_name": short_kernel_name(main["name"]),
-                   "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
-                   "smem_bytes": main["shared_memory_bytes"], "threads": _threads(main["block"]),
-                   "launch_api": main["launch_api"], "dur_us": main["dur_us"]}
-        if field in derived:
-            return derived[field]
-    raise UnknownValue(f"unknown metric {metric!r} (variant {variant_id!r})")
-
-
-def _format_metric(metric: str, value: Any) -> str:
-    if metric.endswith("_us"):
+def format_metric(key: str, value: Any) -> str:
+    """Format a raw metric by what its key measures; the same text in every language."""
+    last = key.split(".")[-1].split("[")[0]
+    if key.startswith("ratio."):
+        return fmt_ratio(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return f"`{value}`" if key.split(".")[0] not in ("device",) else value
+    if last.endswith("_us"):
         return fmt_us(value)
-    if metric.endswith("_bytes"):
+    if last.endswith("_bytes"):
         return fmt_bytes(value)
-    if metric.endswith("_pct"):
+    if last.endswith("_pct"):
         return fmt_pct(value)
-    if metric == "rel_error":
+    if last == "rel_error":
         return fmt_sci(value)
-    if metric in ("main_name", "main_short_name", "main_launch_api"):
-        return f"`{value}`"
-    return fmt_num(value) if isinstance(value, (int, float)) else str(value)
+    if isinstance(value, (int, float)):
+        return fmt_num(value, 0 if float(value).is_integer() else 2)
+    return str(value)
 
 
 def value(snap: Snapshot, key: str, live: bool) -> str:
-    """A formatted value for `{{ key }}` in the prose. Keys:
-
-    - `<variant>.<metric>`: kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches,
-      device_us, host_us, peak_memory_bytes, rel_error, main_name, main_short_name, main_registers,
-      main_occupancy_pct, main_smem_bytes, main_threads, main_launch_api, main_dur_us
-    - `ratio.<a>.<b>.<metric>`: a's metric over b's, e.g. ratio.sdpa_math.naive_inplace.device_us
-    - `diff.<a>.<b>.<metric>`: a's metric minus b's (counts)
-    - `device.name|cc|sms|torch|cuda|cudnn|date`, `dispatch.auto`, `build.mode`
-    """
-    parts = key.split(".")
-    p = snap.provenance
-    if parts[0] == "device" and len(parts) == 2:
-        fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
-                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10]}
-        if parts[1] in fields and fields[parts[1]] is not None:
-            return str(fields[parts[1]])
-    elif key == "dispatch.auto":
-        return f"`{snap.dispatch.auto_backend}`"
-    elif key == "build.mode":
+    """A formatted value for `{{ key }}` in the prose; `attn_examples.metrics` lists the keys.
+    `build.mode` says whether this build measured live."""
+    if key == "build.mode":
         return "live" if live else "snapshot"
-    elif parts[0] in ("ratio", "diff") and len(parts) == 4:
-        a = variant_metric(snap, parts[1], parts[3])
-        b = variant_metric(snap, parts[2], parts[3])
-        if parts[0] == "ratio":
-            return fmt_ratio(a / b)
-        return fmt_num(a - b)
-    elif len(parts) == 2 and parts[0] in snap.variants:
-        return _format_metric(parts[1], variant_metric(snap, parts[0], parts[1]))
-    raise UnknownValue(f"unknown value key {key!r}")
+    return format_metric(key, metrics.metric(snap, key))

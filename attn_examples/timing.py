@@ -7,9 +7,11 @@ dispatch alone. On CPU the host is the device; `torch.utils.benchmark` times the
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import torch
@@ -39,31 +41,43 @@ def _sleep_cycles_per_us() -> float:
     return cycles / (start.elapsed_time(end) * 1000.0)
 
 
-def time_cuda(forward: Callable[[], Any], repeats: int) -> tuple[dict, dict]:
-    """Device time and host (dispatch) time per call, in microseconds."""
+def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
+              pins: dict[str, Callable[[], AbstractContextManager]] | None = None) -> dict[str, tuple[dict, dict]]:
+    """Device time and host (dispatch) time per call, in microseconds, for several forwards.
+
+    The forwards take turns, one call each per round, so a drift in clocks or in host load
+    during the measurement touches every variant alike and ratios between them stay fair.
+    `pins[id]()` is entered around each of that forward's calls (SDPA backend selection).
+    """
+    pins = pins or {}
+    enter = {name: pins.get(name, contextlib.nullcontext) for name in forwards}
     host_probe = []
-    for _ in range(5):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        forward()
-        host_probe.append((time.perf_counter() - t0) * 1e6)
+    for name, forward in forwards.items():
+        for _ in range(3):
+            with enter[name]():
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                forward()
+                host_probe.append((time.perf_counter() - t0) * 1e6)
     torch.cuda.synchronize()
     # The queued sleep must outlast the host's dispatch by a wide margin.
-    sleep_us = max(2000.0, 4.0 * max(host_probe))
-    cycles = int(sleep_us * _sleep_cycles_per_us())
+    cycles = int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    device_us, host_us = [], []
+    device_us: dict[str, list[float]] = {name: [] for name in forwards}
+    host_us: dict[str, list[float]] = {name: [] for name in forwards}
     for _ in range(repeats):
-        torch.cuda._sleep(cycles)
-        start.record()
-        t0 = time.perf_counter()
-        forward()
-        t1 = time.perf_counter()
-        end.record()
-        torch.cuda.synchronize()
-        device_us.append(start.elapsed_time(end) * 1000.0)
-        host_us.append((t1 - t0) * 1e6)
-    return stats(device_us), stats(host_us)
+        for name, forward in forwards.items():
+            with enter[name]():
+                torch.cuda._sleep(cycles)
+                start.record()
+                t0 = time.perf_counter()
+                forward()
+                t1 = time.perf_counter()
+                end.record()
+                torch.cuda.synchronize()
+            device_us[name].append(start.elapsed_time(end) * 1000.0)
+            host_us[name].append((t1 - t0) * 1e6)
+    return {name: (stats(device_us[name]), stats(host_us[name])) for name in forwards}
 
 
 def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:

@@ -125,3 +125,44 @@ def summary_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
             )
         rows.append(row)
     return rows
+
+
+# ---- names --------------------------------------------------------------------------------------
+
+def short_kernel_name(name: str, limit: int = 72) -> str:
+    """Kernel names run to hundreds of characters of template arguments: keep the head.
+
+    'void (anonymous namespace)::softmax_warp_forward<float, ...>(float*, ...)' → 'softmax_warp_forward<…>'
+    """
+    head = name.replace("(anonymous namespace)::", "")
+    if head.startswith("void "):
+        head = head[len("void "):]
+    depth, cut = 0, len(head)
+    for i, ch in enumerate(head):          # the first '(' outside template brackets opens the parameters
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            cut = i
+            break
+    rest, head = head[cut:], head[:cut]
+    base = head.split("<")[0]
+    head = base + ("<…>" if "<" in head else "")
+    if base.rsplit("::", 1)[-1] in _GENERIC_KERNELS:  # name the operation the generic kernel runs
+        op = next((m for m in _OPERATION.findall(head_args(name)) if m not in _NOT_OPERATIONS), None)
+        if op:
+            head = f"{head} {op}"
+    head = head.strip()
+    return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
+_GENERIC_KERNELS = {"elementwise_kernel", "vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
+                    "reduce_kernel", "index_elementwise_kernel"}
+_OPERATION = re.compile(r"([A-Za-z0-9_]*(?:Functor[A-Za-z0-9_]*|_kernel_cuda|_kernel_impl|_kernel))\b")
+_NOT_OPERATIONS = _GENERIC_KERNELS | {"gpu_kernel_impl_nocast", "gpu_kernel_impl", "AUnaryFunctor",
+                                      "BUnaryFunctor", "BinaryFunctor", "func_wrapper_t"}
+
+
+def head_args(name: str) -> str:
+    return name.replace("(anonymous namespace)::", "")

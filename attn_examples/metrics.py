@@ -1,0 +1,119 @@
+"""Named quantities over a snapshot: the one vocabulary of prose values and claims (no torch).
+
+A key names one raw value:
+
+- `<variant>.<metric>` with metric one of
+  kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches (counts per forward),
+  device_us, host_us, peak_memory_bytes, rel_error, available,
+  main_name, main_short_name, main_registers, main_occupancy_pct, main_smem_bytes, main_threads,
+  main_launch_api, main_dur_us (the kernel with the largest median duration),
+  tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
+  `op[<aten op>]` (calls of that host op per forward),
+  `kernels_matching[<regex>]` (kernels whose name matches),
+  `launch_api[<regex>]` (the launch call of the first kernel whose name matches)
+- `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
+- `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
+- `dispatch.auto`: the backend an un-pinned SDPA call ran
+- `device.name|cc|sms|torch|cuda|cudnn|date|kind`
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from attn_examples import views
+from attn_examples.snapshot import Snapshot
+
+_KEY = re.compile(r"^(?P<head>[^\[\]]+?)(?:\[(?P<arg>.+)\])?$")
+
+
+class UnknownMetric(KeyError):
+    """A key that names nothing in this snapshot (unknown, or its variant is unavailable)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _kernels(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
+    return [r for r in views.kernel_rows(snap.variants[variant_id]) if r["kind"] == "kernel"]
+
+
+def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None = None) -> Any:
+    if variant_id not in snap.variants:
+        raise UnknownMetric(f"variant {variant_id!r} is not in this snapshot")
+    result = snap.variants[variant_id]
+    if name == "available":
+        return result.available
+    if not result.available:
+        raise UnknownMetric(f"variant {variant_id!r} is unavailable on {snap.provenance.device_name}: "
+                            f"{result.unavailable_reason}")
+    if arg is not None:
+        if name == "op":
+            step = result.profile.steps[0]
+            return sum(op.count for op in step.cpu_ops if op.name == arg)
+        if name == "kernels_matching":
+            return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"]))
+        if name == "launch_api":
+            for r in views.kernel_rows(result):
+                if re.search(arg, r["name"]):
+                    return r["launch_api"]
+            raise UnknownMetric(f"no kernel of {variant_id!r} matches {arg!r}")
+        raise UnknownMetric(f"metric {name!r} takes no [argument]")
+    counts = views.counts(result)
+    if name in counts:
+        return counts[name]
+    timing = result.timing
+    plain = {"device_us": timing.device_us.median if timing.device_us else None,
+             "host_us": timing.host_us.median if timing.host_us else None,
+             "peak_memory_bytes": timing.peak_memory_bytes, "rel_error": timing.rel_error}
+    if name in plain:
+        if plain[name] is None:
+            raise UnknownMetric(f"{variant_id}.{name} was not measured on {snap.provenance.device_name}")
+        return plain[name]
+    if name in ("tensor_core_kernels", "cuda_core_kernels"):
+        want = name == "tensor_core_kernels"
+        return sum(1 for r in _kernels(snap, variant_id) if r["tensor_cores"] is want)
+    if name.startswith("main_"):
+        main = views.main_kernel(result)
+        if main is None:
+            raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
+        derived = {"name": main["name"], "short_name": views.short_kernel_name(main["name"]),
+                   "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
+                   "smem_bytes": main["shared_memory_bytes"],
+                   "threads": math.prod(main["block"]) if main["block"] else None,
+                   "launch_api": main["launch_api"], "dur_us": main["dur_us"]}
+        if name[len("main_"):] in derived:
+            return derived[name[len("main_"):]]
+    raise UnknownMetric(f"unknown metric {name!r} of variant {variant_id!r}")
+
+
+def metric(snap: Snapshot, key: str) -> Any:
+    """The raw value a key names; raises UnknownMetric with the reason."""
+    match = _KEY.match(key)
+    if not match:
+        raise UnknownMetric(f"malformed key {key!r}")
+    head, arg = match.group("head"), match.group("arg")
+    parts = head.split(".")
+    p = snap.provenance
+    if parts[0] == "device" and len(parts) == 2 and arg is None:
+        fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
+                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind}
+        if fields.get(parts[1]) is not None:
+            return fields[parts[1]]
+    elif head == "dispatch.auto" and arg is None:
+        if snap.dispatch.auto_backend is None:
+            raise UnknownMetric("the un-pinned SDPA backend was not identified in this snapshot")
+        return snap.dispatch.auto_backend
+    elif parts[0] in ("fastest", "slowest") and len(parts) == 2 and arg is None:
+        measured = {v: variant_metric(snap, v, parts[1]) for v, r in snap.variants.items() if r.available}
+        pick = min if parts[0] == "fastest" else max
+        return pick(measured, key=measured.get)
+    elif parts[0] in ("ratio", "diff") and len(parts) == 4:
+        a = variant_metric(snap, parts[1], parts[3], arg)
+        b = variant_metric(snap, parts[2], parts[3], arg)
+        return a / b if parts[0] == "ratio" else a - b
+    elif len(parts) == 2:
+        return variant_metric(snap, parts[0], parts[1], arg)
+    raise UnknownMetric(f"unknown key {key!r}")
