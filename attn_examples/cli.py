@@ -147,6 +147,60 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Claims against a snapshot (and, with --baseline, drift against the committed one)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from attn_examples import claims
+
+    snap = load_snapshot(args.snapshot)
+    verdicts = claims.check(snap)
+    console = Console()
+    console.print(f"[dim]{_provenance_line(snap)}[/]")
+    table = Table(title="Claims", title_justify="left")
+    for column in ("claim", "verdict", "measured", "expected", "article (A100)"):
+        table.add_column(column, overflow="fold")
+    style = {"pass": "green", "fail": "bold red", "n/a": "dim"}
+    for v in verdicts:
+        measured = "–" if v.measured is None else (f"{v.measured:.4g}" if isinstance(v.measured, float) else str(v.measured))
+        table.add_row(v.claim.id, f"[{style[v.status]}]{v.status}[/]", measured, v.claim.expectation(),
+                      "–" if v.claim.article is None else str(v.claim.article))
+    console.print(table)
+    failed = [v for v in verdicts if not v.ok]
+    applicable = [v for v in verdicts if v.status != "n/a"]
+    console.print(f"{len(applicable) - len(failed)} of {len(applicable)} applicable claims hold "
+                  f"({len(verdicts) - len(applicable)} do not apply to this device).")
+    status = 0
+    if failed:
+        print(claims.failure_report(snap, verdicts), file=sys.stderr)
+        status = 1
+    if args.baseline:
+        tolerance = claims.DRIFT_TOLERANCE if args.tolerance is None else args.tolerance
+        problems = claims.drift(snap, load_snapshot(args.baseline), tolerance)
+        for problem in problems:
+            print(f"drift: {problem}", file=sys.stderr)
+        console.print(f"drift against {args.baseline}: {'none' if not problems else len(problems)}")
+        status = status or (1 if problems else 0)
+    return status
+
+
+def cmd_accept(args: argparse.Namespace) -> int:
+    """Promote a (live) measurement to the committed baseline of its device class."""
+    from attn_examples.snapshot import snapshot_home, write_snapshot
+
+    snap = load_snapshot(args.snapshot)
+    target = Path(args.to) if args.to else snapshot_home() / snap.device_slug
+    traces = {}
+    for variant_id, result in snap.variants.items():
+        if result.profile is not None:
+            traces[variant_id] = snap.trace_path(variant_id).read_bytes()
+    path = write_snapshot(snap.to_dict(), traces, target)
+    print(f"accepted {args.snapshot} as the baseline for {snap.device_slug}: {path}")
+    print("Now run `attn-examples check` on it and review the claims the new numbers touch.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -175,6 +229,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("a")
     d.add_argument("b")
     d.set_defaults(func=cmd_diff)
+    c = sub.add_parser("check", help="check every claim against a snapshot; exit 1 if one fails")
+    c.add_argument("snapshot", nargs="?", default="snapshots/nvidia-h200")
+    c.add_argument("--baseline", help="also compare with this committed snapshot (drift of device-time shares)")
+    c.add_argument("--tolerance", type=float, default=None, help="drift tolerance (relative)")
+    c.set_defaults(func=cmd_check)
+
+    a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
+    a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")
+    a.add_argument("--to", help="target folder (default: snapshots/<device-slug>/)")
+    a.set_defaults(func=cmd_accept)
     return parser
 
 

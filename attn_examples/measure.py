@@ -19,7 +19,7 @@ import torch
 
 from attn_examples import kineto, provenance, timing
 from attn_examples.config import AttnConfig
-from attn_examples.snapshot import SCHEMA_VERSION, compress_trace
+from attn_examples.snapshot import SCHEMA_VERSION, compress_trace, snapshot_home
 from attn_examples.snippets.naive_attention import causal_mask, naive_attention
 from attn_examples.snippets.profile_forward import profile_forward
 from attn_examples.variants import VARIANTS, Variant, backend_of_op
@@ -227,6 +227,5 @@ def _progress(enabled: bool, total: int):
 
 
 def default_output(device_slug: str) -> Path:
-    """snapshots/<device-slug>/ under the current project (ATTN_EXAMPLES_SNAPSHOTS overrides)."""
-    base = Path(os.environ.get("ATTN_EXAMPLES_SNAPSHOTS", Path(__file__).resolve().parent.parent / "snapshots"))
-    return base / device_slug
+    """snapshots/<device-slug>/ (see snapshot_home)."""
+    return snapshot_home() / device_slug

@@ -2,8 +2,11 @@
 
 - before the first page: take the build's measurement (live once on a GPU builder, else the
   committed snapshot), so a progress bar shows up front and both languages share it;
+- every claim (`attn_examples/claims.yml`) is checked against it, and a live measurement is
+  compared with the committed baseline of its device class; a failure fails the build;
 - `{{ key }}` in a page's Markdown becomes a formatted value from that measurement
-  (`attn_examples.render.value` lists the keys); an unknown key fails the build;
+  (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict;
+  an unknown key fails the build;
 - `@root@/` in rendered HTML becomes the page's relative path to the site root;
 - after the build, each measured variant's trace is copied to `traces/<device>/`.
 
@@ -33,22 +36,46 @@ def _site():
 
 @mkdocs.plugins.event_priority(100)
 def on_pre_build(config: MkDocsConfig) -> None:
+    """Measure (or load), then hold the measurement to every claim, and a live one to its baseline."""
+    from attn_examples import claims
+
     try:
-        _site().current()
+        m = _site().current()
     except Exception as exc:  # noqa: BLE001 - surface any failure as a build error with its cause
         raise PluginError(f"attn-examples: could not obtain this build's measurement: {exc}") from exc
+    verdicts = list(m.verdicts.values())
+    if not all(v.ok for v in verdicts):
+        raise PluginError(claims.failure_report(m.snapshot, verdicts))
+    if m.live:
+        baseline = m.baseline()
+        if baseline is not None:
+            problems = claims.drift(m.snapshot, baseline)
+            if problems:
+                raise PluginError(
+                    f"attn-examples: the live measurement drifted from the committed baseline "
+                    f"{baseline.root}:\n  - " + "\n  - ".join(problems) +
+                    "\nIf the new numbers are right, promote them with `attn-examples accept "
+                    f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> str:
     from attn_examples import render
 
     m = _site().current()
+    lang = page.file.src_uri.split("/", 1)[0]
+    lang = lang if lang in ("en", "zh-TW") else "en"
 
     def substitute(match: re.Match) -> str:
+        key = match.group(1)
         try:
-            return render.value(m.snapshot, match.group(1), m.live)
+            if key.startswith("claim."):
+                verdict = m.verdicts.get(key[len("claim."):])
+                if verdict is None:
+                    raise KeyError(f"no claim {key[len('claim.'):]!r} in claims.yml")
+                return render.claim_inline(verdict, m.snapshot.provenance.device_name, lang)
+            return render.value(m.snapshot, key, m.live)
         except KeyError as exc:
-            raise PluginError(f"{page.file.src_uri}: {{{{ {match.group(1)} }}}}: {exc.args[0]}") from None
+            raise PluginError(f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]}") from None
 
     return _PLACEHOLDER.sub(substitute, markdown)
 

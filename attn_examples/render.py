@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from attn_examples import article, metrics, views
+from attn_examples import article, claims, metrics, views
 from attn_examples.views import short_kernel_name
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot
@@ -221,3 +221,41 @@ def value(snap: Snapshot, key: str, live: bool) -> str:
     if key == "build.mode":
         return "live" if live else "snapshot"
     return format_metric(key, metrics.metric(snap, key))
+
+
+# ---- claims --------------------------------------------------------------------------------------
+
+_MARK = {"pass": "✓", "fail": "✗", "n/a": "–"}
+_VERDICT_WORD = {"pass": "holds", "fail": "fails", "n/a": "not_applicable"}
+
+
+def claim_measured(verdict: "claims.Verdict") -> str:
+    if verdict.measured is None:
+        return "–"
+    return format_metric(verdict.claim.metric, verdict.measured)
+
+
+def claim_inline(verdict: "claims.Verdict", device: str, lang: str) -> str:
+    """A claim cited in a sentence: the measured value, its verdict mark, the claim in a tooltip."""
+    word = t(lang, _VERDICT_WORD[verdict.status])
+    tip = t(lang, "claim_title").format(id=verdict.claim.id, expected=verdict.claim.expectation(),
+                                        measured=claim_measured(verdict).strip("`"), device=device, verdict=word)
+    value = claim_measured(verdict)
+    shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
+    return (f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
+            f'{shown}<sup>{_MARK[verdict.status]}</sup></span>')
+
+
+def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
+    """The whole 'guess against reality' on one table."""
+    headers = [t(lang, "claim"), t(lang, "statement"), t(lang, "article"), t(lang, "ours"), t(lang, "expected"),
+               t(lang, "verdict")]
+    rows = []
+    for v in verdicts:
+        article_value = "–" if v.claim.article is None else _e(v.claim.article)
+        rows.append([f'<code id="claim-{_e(v.claim.id)}">{_e(v.claim.id)}</code>', _e(v.claim.statement[lang]),
+                     f"<code>{article_value}</code>" if isinstance(v.claim.article, str) else article_value,
+                     _e(claim_measured(v).strip("`")) if v.status != "n/a" else "–",
+                     f"<code>{_e(v.claim.expectation())}</code>",
+                     f'{_MARK[v.status]} {t(lang, _VERDICT_WORD[v.status])}'])
+    return _table(headers, rows)

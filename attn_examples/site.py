@@ -23,6 +23,7 @@ Pages use it from markdown-exec blocks, e.g.::
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -31,7 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from attn_examples import render
+from attn_examples import claims, render
 from attn_examples.snapshot import Snapshot, load_snapshot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,11 +42,21 @@ DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
 LIVE_DIR = REPO / ".cache" / "live-snapshot"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BuildMeasurement:
     snapshot: Snapshot
     live: bool
     stamp: float   # mtime of the snapshot file when loaded (serve reloads a changed snapshot)
+
+    @functools.cached_property
+    def verdicts(self) -> dict[str, claims.Verdict]:
+        """Every claim checked against this measurement, by id."""
+        return {v.claim.id: v for v in claims.check(self.snapshot)}
+
+    def baseline(self) -> Snapshot | None:
+        """The committed snapshot of this device class, if there is one (what a live build is held to)."""
+        folder = REPO / "snapshots" / self.snapshot.device_slug
+        return load_snapshot(folder) if (folder / "snapshot.json").exists() else None
 
 
 _current: BuildMeasurement | None = None
@@ -134,6 +145,10 @@ class Page:
     def provenance(self) -> str:
         m = self._m()
         return render.provenance(m.snapshot, self.lang, m.live)
+
+    def claims(self) -> str:
+        """Every claim: the article's value, ours, the expectation and the verdict."""
+        return self._with_provenance(render.claims_table(list(self._m().verdicts.values()), self.lang))
 
     def figure(self, name: str, variant_id: str | None = None) -> str:
         from attn_examples import figures

@@ -260,6 +260,12 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
     return snap
 
 
+def snapshot_home() -> Path:
+    """Where committed snapshots live: snapshots/ in the project (ATTN_EXAMPLES_SNAPSHOTS overrides)."""
+    default = Path(__file__).resolve().parent.parent / "snapshots"
+    return Path(os.environ.get("ATTN_EXAMPLES_SNAPSHOTS", default))
+
+
 def snapshot_file(path: str | os.PathLike) -> Path:
     path = Path(path)
     return path / SNAPSHOT_FILE if path.is_dir() or path.suffix != ".json" else path
