@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable
