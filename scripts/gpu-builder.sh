@@ -35,6 +35,11 @@ done
 log benchmark
 python3 benchmarks/measure_wall.py --device cuda | tee "$OUT/work/benchmark.json"
 python3 benchmarks/compare_runs.py "$OUT"/work/run1 "$OUT"/work/run2 "$OUT"/work/run3 | tee "$OUT/work/runs.txt"
+for i in 1 2 3; do
+  log "claims and drift, run $i"
+  attn-examples check "$OUT/work/run$i" --baseline snapshots/nvidia-h200 > "$OUT/work/check-run$i.txt" 2>&1
+  echo "exit $?" >> "$OUT/work/check-run$i.txt"; tail -n 3 "$OUT/work/check-run$i.txt"
+done
 
 if [ "${LIVE_BUILD:-0}" = 1 ]; then
   log "live site build (auto mode: the GPU is detected)"

@@ -1,0 +1,263 @@
+"""Claims: the file is well-formed, the committed snapshots satisfy them, and none is vacuous."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attn_examples import claims, metrics
+from attn_examples.claims import ClaimsError, load_claims
+from attn_examples.snapshot import load_snapshot, snapshot_from_dict
+from tests.conftest import REPO
+
+H200 = REPO / "snapshots" / "nvidia-h200"
+CPU = REPO / "snapshots" / "cpu"
+CLAIMS = load_claims()
+
+
+def test_the_claims_file_is_well_formed_and_covers_every_backend():
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids)) >= 25
+    for variant in ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn"):
+        assert any(c.metric.split(".")[0] == variant or f".{variant}." in c.metric for c in CLAIMS), variant
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- id: x\n", "field 'statement' missing"),
+    ("- {id: Bad, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "lowercase"),
+    ("- {id: a, statement: {en: a}, metric: m, relation: '==', expected: 1}", "'en' and 'zh-TW'"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '~', expected: 1}", "relation"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: within, expected: 1}", "tolerance"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, colour: red}", "unknown field"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {gpu: x}}", "applies"),
+    ("[", "not valid YAML"),
+])
+def test_a_malformed_claims_file_names_the_claim_and_field(tmp_path, text, message):
+    path = tmp_path / "claims.yml"
+    path.write_text(text)
+    with pytest.raises(ClaimsError, match=re.escape(message)) as info:
+        load_claims(path)
+    assert str(path) in str(info.value)
+
+
+def test_every_claim_holds_on_the_committed_h200_snapshot():
+    snap = load_snapshot(H200)
+    verdicts = claims.check(snap, CLAIMS)
+    failed = [v for v in verdicts if not v.ok]
+    assert not failed, claims.failure_report(snap, verdicts)
+    assert sum(v.status == "pass" for v in verdicts) >= 25
+
+
+def test_a_live_cpu_measurement_satisfies_the_cpu_claims(cpu_snapshot_dir):
+    """CI measures on its own CPU (small shape) and holds the result to the claims that apply."""
+    snap = load_snapshot(cpu_snapshot_dir)
+    verdicts = claims.check(snap, CLAIMS)
+    assert all(v.ok for v in verdicts), claims.failure_report(snap, verdicts)
+    assert {v.claim.id for v in verdicts if v.status == "pass"} >= {"cpu-no-efficient", "cpu-no-cudnn",
+                                                                     "memcpy-is-masked-fill-clone"}
+
+
+def test_the_committed_cpu_snapshot_satisfies_the_cpu_claims():
+    snap = load_snapshot(CPU)
+    assert all(v.ok for v in claims.check(snap, CLAIMS))
+
+
+# ---- no vacuous claim: perturb what each claim rests on, and it must fail -------------------------
+
+def _steps(data: dict, variant: str) -> list[dict]:
+    return data["variants"][variant]["profile"]["steps"]
+
+
+def _main_index(data: dict, variant: str) -> int:
+    gpu = _steps(data, variant)[0]["gpu"]
+    kernels = [(i, a) for i, a in enumerate(gpu) if a["kind"] == "kernel"]
+    med = {i: sorted(s["gpu"][i]["dur_us"] for s in _steps(data, variant))[1] for i, _ in kernels}
+    return max(med, key=med.get)
+
+
+def _edit_activities(data: dict, variant: str, kind: str, up: bool, pattern: str | None = None) -> None:
+    for step in _steps(data, variant):
+        gpu = step["gpu"]
+        same = [a for a in gpu if a["kind"] == kind and (pattern is None or re.search(pattern, a["name"]))]
+        if up or not same:
+            template = copy.deepcopy(same[0] if same else gpu[0] if gpu else {
+                "name": "k", "kind": kind, "dur_us": 1.0, "grid": [1, 1, 1], "block": [32, 1, 1],
+                "registers_per_thread": 32, "shared_memory_bytes": 0, "est_occupancy_pct": 50.0,
+                "launch_api": "cudaLaunchKernel", "bytes": None, "stream": 7})
+            template.update(kind=kind, dur_us=0.5)
+            if kind == "kernel" and pattern is not None and not re.search(pattern, template["name"]):
+                template["name"] = pattern.strip("^$") + "_injected"
+            if kind == "kernel" and "cuda_core" in (pattern or ""):
+                template["name"] = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_ffma_injected"
+            gpu.append(template)
+        else:
+            gpu.remove(same[-1])
+
+
+def _scale_timing(data: dict, variant: str, field: str, factor: float) -> None:
+    timing = data["variants"][variant]["timing"]
+    if field == "peak_memory_bytes":
+        timing[field] = int(timing[field] * factor)
+    else:
+        timing[field]["median"] *= factor
+
+
+def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
+    name, _, arg = metric.partition("[")
+    arg = arg.rstrip("]") or None
+    result = data["variants"][variant]
+    if name == "available":
+        if result["available"]:
+            result.update(available=False, unavailable_reason="perturbed", profile=None, timing=None)
+        else:
+            donor = next(v for v in data["variants"].values() if v["available"])
+            result.update(available=True, unavailable_reason=None, profile=copy.deepcopy(donor["profile"]),
+                          timing=copy.deepcopy(donor["timing"]))
+        return
+    if name in ("kernels", "gpu_activities"):
+        return _edit_activities(data, variant, "kernel", up)
+    if name in ("memcpys", "memsets"):
+        return _edit_activities(data, variant, name[:-1], up)
+    if name == "kernels_matching":
+        return _edit_activities(data, variant, "kernel", up, arg)
+    if name in ("tensor_core_kernels", "cuda_core_kernels"):
+        pattern = "nvjet_sm90_tst" if name == "tensor_core_kernels" else "cuda_core"
+        for step in _steps(data, variant):
+            if up:
+                step["gpu"].append({**copy.deepcopy(step["gpu"][0]), "kind": "kernel", "dur_us": 0.5,
+                                    "name": "nvjet_sm90_tst_injected" if pattern != "cuda_core"
+                                    else "sm80_xmma_gemm_f32f32_f32f32_f32_ffma_injected"})
+            else:
+                for a in step["gpu"]:
+                    if re.search("ffma|f32f32" if pattern == "cuda_core" else "nvjet|wgmma|fmha|flash", a["name"]):
+                        a["name"] = "renamed_kernel"
+        return
+    if name == "transposes":
+        for step in _steps(data, variant):
+            step["transposes"] = max(0, step["transposes"] + (1 if up else -1))
+        return
+    if name == "op":
+        for step in _steps(data, variant):
+            ops = [op for op in step["cpu_ops"] if op["name"] == arg]
+            if ops:
+                ops[0]["count"] = max(0, ops[0]["count"] + (1 if up else -1))
+            elif up:
+                step["cpu_ops"].append({"name": arg, "count": 1, "total_us": 1.0, "self_us": 1.0})
+        return
+    if name in ("device_us", "host_us", "peak_memory_bytes"):
+        return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
+    if name == "launch_api":
+        for step in _steps(data, variant):
+            for a in step["gpu"]:
+                if re.search(arg, a["name"]):
+                    a["launch_api"] = "cudaLaunchKernel" if a["launch_api"] != "cudaLaunchKernel" else "cuLaunchKernelEx"
+        return
+    if name.startswith("main_"):
+        index = _main_index(data, variant)
+        for step in _steps(data, variant):
+            kernel = step["gpu"][index]
+            field = name[len("main_"):]
+            if field == "registers":
+                kernel["registers_per_thread"] += 1 if up else -1
+            elif field == "threads":
+                kernel["block"] = [kernel["block"][0] * (2 if up else 1) // (1 if up else 2), 1, 1]
+            elif field == "occupancy_pct":
+                kernel["est_occupancy_pct"] += 6.0 if up else -6.0 if kernel["est_occupancy_pct"] >= 6 else 6.0
+            elif field == "launch_api":
+                kernel["launch_api"] = "cudaLaunchKernelExC"
+            elif field == "name":
+                kernel["name"] = "zz_" + kernel["name"].replace("sm90", "sm80").replace("fmha_cutlass", "fmha_other")
+        return
+    raise AssertionError(f"no perturbation for metric {metric!r}")
+
+
+def perturb(data: dict, key: str, up: bool) -> None:
+    """Change the snapshot values that `key` is computed from."""
+    head = key.split("[")[0]
+    parts = head.split(".")
+    if key == "dispatch.auto":
+        data["dispatch"]["auto_backend"] = "MATH"
+    elif parts[0] in ("fastest", "slowest"):
+        snap = snapshot_from_dict(copy.deepcopy(data))
+        pick = metrics.metric(snap, key)
+        _scale_timing(data, pick, "device_us", 100.0 if parts[0] == "fastest" else 0.01)
+    elif parts[0] in ("ratio", "diff"):
+        metric = key.split(".", 3)[3]
+        _perturb_variant(data, parts[1], metric, up)
+    else:
+        variant, metric = key.split(".", 1)
+        _perturb_variant(data, variant, metric, up)
+
+
+def _snapshot_for(claim: claims.Claim) -> Path:
+    return CPU if claim.applies.get("device_kind") == "cpu" else H200
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.id)
+def test_perturbing_what_a_claim_rests_on_makes_it_fail(claim):
+    base = json.loads((_snapshot_for(claim) / "snapshot.json").read_text())
+    assert claims.evaluate(claim, snapshot_from_dict(copy.deepcopy(base))).status == "pass"
+    outcomes = []
+    for up in (True, False):
+        data = copy.deepcopy(base)
+        perturb(data, claim.metric, up)
+        outcomes.append(claims.evaluate(claim, snapshot_from_dict(data)).status)
+    assert "fail" in outcomes, f"{claim.id}: no perturbation of {claim.metric} breaks it ({outcomes})"
+
+
+# ---- drift and accept ----------------------------------------------------------------------------
+
+def test_drift_flags_changed_structure_and_shares_but_not_a_uniformly_slower_gpu():
+    base = json.loads((H200 / "snapshot.json").read_text())
+    slower = copy.deepcopy(base)
+    for result in slower["variants"].values():
+        _scale_timing(slower, result["id"], "device_us", 1.3)
+    assert claims.drift(snapshot_from_dict(slower), snapshot_from_dict(base)) == []
+    moved = copy.deepcopy(base)
+    _scale_timing(moved, "sdpa_flash", "device_us", 1.25)
+    _edit_activities(moved, "sdpa_math", "kernel", up=True)
+    problems = claims.drift(snapshot_from_dict(moved), snapshot_from_dict(base))
+    assert any("sdpa_flash: device-time share" in p for p in problems)
+    assert any("sdpa_math: kernels 20 in the baseline, 21 live" in p for p in problems)
+
+
+def test_accept_promotes_a_snapshot_with_its_traces(tmp_path):
+    from attn_examples.cli import main
+
+    assert main(["accept", str(H200), "--to", str(tmp_path / "baseline")]) == 0
+    assert load_snapshot(tmp_path / "baseline") == load_snapshot(H200)
+
+
+def test_check_cli_exits_nonzero_on_a_broken_claim(tmp_path, capsys):
+    from attn_examples.cli import main
+
+    shutil.copytree(H200, tmp_path / "snap")
+    data = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
+    _edit_activities(data, "sdpa_flash", "kernel", up=True)
+    (tmp_path / "snap" / "snapshot.json").write_text(json.dumps(data))
+    assert main(["check", str(tmp_path / "snap")]) == 1
+    err = capsys.readouterr().err
+    assert "claim 'flash-one-kernel'" in err and "sdpa_flash.kernels = 2, expected == 1" in err
+    assert "attn-examples accept" in err
+
+
+def test_the_strict_build_fails_on_a_drifted_snapshot(tmp_path):
+    """A snapshot where flash launched two kernels: the site must refuse to publish it."""
+    shutil.copytree(H200, tmp_path / "snap")
+    data = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
+    _edit_activities(data, "sdpa_flash", "kernel", up=True)
+    (tmp_path / "snap" / "snapshot.json").write_text(json.dumps(data))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
+               ATTN_EXAMPLES_SNAPSHOT=str(tmp_path / "snap"), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "claim 'flash-one-kernel'" in done.stderr and "NVIDIA H200" in done.stderr
