@@ -151,7 +151,8 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
 
 
 CUDA_TIMER = ("CUDA events around each call queued behind torch.cuda._sleep; host: perf_counter around "
-              "the call; variants interleaved call by call")
+              "the call; variants take turns in blocks of 10 calls, the first call of each block "
+              "(right after the backend switch) kept apart as host_first_us")
 CPU_TIMER = "torch.utils.benchmark blocked_autorange (CPU wall time), one variant after another"
 
 
@@ -164,8 +165,8 @@ def time_variants(entries: dict[str, dict], variants: list[Variant], config: Att
     with torch.no_grad():
         if q.is_cuda:
             timed = timing.time_cuda(forwards, config.timing_repeats, {x.id: x.pin for x in available})
-            for name, (device_us, host_us) in timed.items():
-                entries[name]["timing"].update(timer=CUDA_TIMER, device_us=device_us, host_us=host_us)
+            for name, measured in timed.items():
+                entries[name]["timing"].update(timer=CUDA_TIMER, **measured)
             return
         for variant in available:
             with variant.pin():

@@ -99,6 +99,7 @@ class Timing:
     host_us: Stats | None
     peak_memory_bytes: int | None
     rel_error: float | None
+    host_first_us: Stats | None = None   # first call after entering the backend pin (CUDA only)
 
 
 @dataclass

@@ -42,19 +42,24 @@ def _sleep_cycles_per_us() -> float:
 
 
 def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
-              pins: dict[str, Callable[[], AbstractContextManager]] | None = None) -> dict[str, tuple[dict, dict]]:
-    """Device time and host (dispatch) time per call, in microseconds, for several forwards.
+              pins: dict[str, Callable[[], AbstractContextManager]] | None = None,
+              block: int = 10) -> dict[str, dict[str, dict]]:
+    """Device and host (dispatch) time per call, in microseconds, for several forwards.
 
-    The forwards take turns, one call each per round, so a drift in clocks or in host load
-    during the measurement touches every variant alike and ratios between them stay fair.
-    `pins[id]()` is entered around each of that forward's calls (SDPA backend selection).
+    The forwards take turns in blocks of `block` calls, so a drift in clocks or host load touches
+    every variant alike. `pins[id]()` (the SDPA backend selection) is entered once per block: the
+    first call of a block, right after the switch, is kept apart as `host_first_us`; the others
+    give the steady-state `device_us` and `host_us`.
     """
+    if not forwards:
+        return {}
+    block = max(block, 2)
     pins = pins or {}
     enter = {name: pins.get(name, contextlib.nullcontext) for name in forwards}
     host_probe = []
     for name, forward in forwards.items():
-        for _ in range(3):
-            with enter[name]():
+        with enter[name]():
+            for _ in range(3):
                 torch.cuda.synchronize()
                 t0 = time.perf_counter()
                 forward()
@@ -63,21 +68,26 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
     # The queued sleep must outlast the host's dispatch by a wide margin.
     cycles = int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    device_us: dict[str, list[float]] = {name: [] for name in forwards}
-    host_us: dict[str, list[float]] = {name: [] for name in forwards}
-    for _ in range(repeats):
+    samples = {name: {"device_us": [], "host_us": [], "host_first_us": []} for name in forwards}
+    rounds = max(1, -(-repeats // (block - 1)))
+    for _ in range(rounds):
         for name, forward in forwards.items():
             with enter[name]():
-                torch.cuda._sleep(cycles)
-                start.record()
-                t0 = time.perf_counter()
-                forward()
-                t1 = time.perf_counter()
-                end.record()
-                torch.cuda.synchronize()
-            device_us[name].append(start.elapsed_time(end) * 1000.0)
-            host_us[name].append((t1 - t0) * 1e6)
-    return {name: (stats(device_us[name]), stats(host_us[name])) for name in forwards}
+                for index in range(block):
+                    torch.cuda._sleep(cycles)
+                    start.record()
+                    t0 = time.perf_counter()
+                    forward()
+                    t1 = time.perf_counter()
+                    end.record()
+                    torch.cuda.synchronize()
+                    host = (t1 - t0) * 1e6
+                    if index == 0:
+                        samples[name]["host_first_us"].append(host)
+                    else:
+                        samples[name]["host_us"].append(host)
+                        samples[name]["device_us"].append(start.elapsed_time(end) * 1000.0)
+    return {name: {key: stats(values) for key, values in by_kind.items()} for name, by_kind in samples.items()}
 
 
 def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:
