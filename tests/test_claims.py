@@ -152,7 +152,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
             elif up:
                 step["cpu_ops"].append({"name": arg, "count": 1, "total_us": 1.0, "self_us": 1.0})
         return
-    if name in ("device_us", "host_us", "peak_memory_bytes"):
+    if name in ("device_us", "host_us", "host_first_us", "peak_memory_bytes"):
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
     if name == "launch_api":
         for step in _steps(data, variant):
