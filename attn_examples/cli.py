@@ -47,7 +47,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
                         dtype=args.dtype, timing_repeats=args.repeats)
     data, traces = measure(config, args.device, args.variants, progress=not args.quiet,
-                           argv=["attn-examples", *sys.argv[1:]])
+                           argv=["attn-examples", *sys.argv[1:]], extended=args.extended)
     out = Path(args.output) if args.output else default_output(data["device_slug"])
     path = write_snapshot(data, traces, out)
     print(f"snapshot written: {path}")
@@ -217,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--repeats", type=int, default=defaults.timing_repeats, help="timed calls per variant (CUDA)")
     m.add_argument("--output", "-o", help="snapshot folder (default: snapshots/<device-slug>/)")
     m.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
+    m.add_argument("--extended", action="store_true",
+                   help="CUDA: also the scaling sweep (seq 512..16k, head_dim 64/128) and forward+backward")
     m.set_defaults(func=cmd_measure)
 
     s = sub.add_parser("show", help="print a snapshot's kernel tables")

@@ -175,8 +175,10 @@ def time_variants(entries: dict[str, dict], variants: list[Variant], config: Att
 
 
 def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str] | None = None,
-            progress: bool = True, argv: list[str] | None = None) -> tuple[dict, dict[str, bytes]]:
-    """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}."""
+            progress: bool = True, argv: list[str] | None = None,
+            extended: bool = False) -> tuple[dict, dict[str, bytes]]:
+    """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}.
+    `extended` (CUDA only) adds the scaling sweep and the training pass."""
     device = resolve_device(device)
     ids = list(variant_ids) if variant_ids else list(VARIANTS)
     variants = [VARIANTS[i] for i in ids]  # KeyError names the bad id via get_variant upstream
@@ -199,6 +201,14 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
         advance("timing all variants", 0)
         time_variants(results, variants, config, inputs)
         advance("timed", 1)
+        extra: dict = {}
+        if extended and device != "cpu":
+            from attn_examples import extended as ext
+
+            del inputs, reference
+            torch.cuda.empty_cache()
+            extra["sweep"] = ext.sweep(config, progress=lambda d: advance(d, 0))
+            extra["training"] = ext.training(config, progress=lambda d: advance(d, 0))
     data = {
         "schema_version": SCHEMA_VERSION,
         "device_slug": provenance.device_slug(device),
@@ -206,6 +216,7 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
         "config": config.to_dict(),
         "dispatch": dispatch,
         "variants": results,
+        **extra,
     }
     return data, traces
 

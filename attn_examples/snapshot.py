@@ -156,6 +156,65 @@ class Provenance:
 
 
 @dataclass
+class SweepPoint:
+    """One variant at one shape of the scaling sweep."""
+
+    variant: str
+    seq_len: int
+    head_dim: int
+    available: bool
+    reason: str | None
+    kernels: int | None
+    gpu_activities: int | None
+    main_kernel: str | None
+    main_registers: int | None
+    main_smem_bytes: int | None
+    main_threads: int | None
+    main_grid_blocks: int | None
+    main_occupancy_pct: float | None
+    main_launch_api: str | None
+    device_us: float | None
+    peak_memory_bytes: int | None
+    tflops: float | None
+
+
+@dataclass
+class Sweep:
+    batch: int
+    heads: int
+    matmul_peak_tflops: float         # bf16 8192^3 matmul, same GPU, same run
+    wall_s: float
+    points: list[SweepPoint]
+
+
+@dataclass
+class TrainingPoint:
+    """Forward + backward of one variant (inputs require grad)."""
+
+    variant: str
+    available: bool
+    reason: str | None
+    kernels: int | None               # GPU kernels per forward + backward
+    gpu_activities: int | None
+    device_us: float | None           # median, forward + backward
+
+
+@dataclass
+class InplaceAutograd:
+    """What autograd does with masked_fill_ in the naive forward, captured rather than paraphrased."""
+
+    raised: bool
+    error: str | None
+    max_abs_grad_diff: float | None   # against the out-of-place version, when no error
+
+
+@dataclass
+class Training:
+    points: list[TrainingPoint]
+    inplace_autograd: InplaceAutograd
+
+
+@dataclass
 class Snapshot:
     schema_version: int
     device_slug: str
@@ -163,6 +222,8 @@ class Snapshot:
     config: AttnConfig
     dispatch: Dispatch
     variants: dict[str, VariantResult]
+    sweep: Sweep | None = None          # `measure --extended` only
+    training: Training | None = None    # `measure --extended` only
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:

@@ -66,3 +66,20 @@ def test_a_refused_backend_on_cuda_is_recorded_with_pytorchs_reason():
     assert not result["available"] and "sdpa_flash" not in traces
     assert "RuntimeError" in result["unavailable_reason"]
     assert "float" in result["unavailable_reason"].lower() or "dtype" in result["unavailable_reason"].lower()
+
+
+def test_extended_measurement_pieces_on_cuda():
+    """A sweep point, a skipped shape, a training point and the in-place autograd capture."""
+    from attn_examples import extended
+    from attn_examples.variants import VARIANTS
+
+    small = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=128)
+    point = extended.sweep_point(VARIANTS["sdpa_flash"], small, repeats=5)
+    assert point["available"] and point["kernels"] >= 1 and point["tflops"] > 0 and point["main_smem_bytes"]
+    huge = AttnConfig(batch=64, heads=64, seq_len=65536, head_dim=64)
+    skipped = extended.sweep_point(VARIANTS["naive"], huge, repeats=5)
+    assert not skipped["available"] and "GiB" in skipped["reason"]
+    train = extended._training_point(VARIANTS["sdpa_flash"], small, repeats=5)
+    assert train["available"] and train["kernels"] > 1
+    captured = extended.inplace_autograd(small)
+    assert captured["raised"] or captured["max_abs_grad_diff"] is not None

@@ -1,0 +1,173 @@
+"""Beyond the article's one shape and forward pass: a scaling sweep and training (imports torch).
+
+The sweep profiles and times every variant from 512 to 16k tokens at head_dim 64 and 128, next
+to a bf16 matmul measured on the same GPU in the same run (the ceiling for achieved TFLOP/s).
+Shapes whose [seq, seq] score matrix would not fit are recorded as unavailable, with the
+memory they would need. Training runs forward + backward per variant, and records what autograd
+does with the in-place masked_fill_.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from typing import Any
+
+import torch
+
+from attn_examples import kineto, timing
+from attn_examples.config import AttnConfig
+from attn_examples.measure import _export_trace, make_inputs
+from attn_examples.snippets.profile_forward import profile_forward
+from attn_examples.variants import VARIANTS, Variant
+
+SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
+HEAD_DIMS = (64, 128)
+MEMORY_FRACTION = 0.6     # refuse shapes whose naive/math intermediates exceed this share of free memory
+
+
+def matmul_peak_tflops(size: int = 8192, repeats: int = 10) -> float:
+    """bf16 matrix product on random data: the Tensor Core ceiling of this GPU, measured."""
+    a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    timed = timing.time_cuda({"mm": lambda: a @ b}, repeats)["mm"]
+    return 2 * size**3 / (timed["device_us"]["median"] * 1e-6) / 1e12
+
+
+def attention_flops(config: AttnConfig) -> float:
+    """QKᵀ and PV, halved by the causal mask: 2 · 2 · B · H · S² · D / 2."""
+    return 2.0 * config.batch * config.heads * config.seq_len**2 * config.head_dim
+
+
+def _score_bytes(variant: Variant, config: AttnConfig) -> int:
+    """Memory the [seq, seq] intermediates of naive and math need at once (about three of them)."""
+    element = 4 if variant.id == "sdpa_math" else 2
+    if variant.family == "naive" or variant.id == "sdpa_math":
+        return 3 * config.batch * config.heads * config.seq_len**2 * element
+    return 0
+
+
+def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, Any]:
+    prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=2, wait=1, warmup=1, active=1)
+    steps = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)["steps"]
+    gpu = steps[0]["gpu"]
+    kernels = [a for a in gpu if a["kind"] == "kernel"]
+    main = max(kernels, key=lambda a: a["dur_us"]) if kernels else None
+    return {
+        "kernels": len(kernels), "gpu_activities": len(gpu),
+        "main_kernel": main["name"] if main else None,
+        "main_registers": main["registers_per_thread"] if main else None,
+        "main_smem_bytes": main["shared_memory_bytes"] if main else None,
+        "main_threads": (main["block"][0] * main["block"][1] * main["block"][2]) if main and main["block"] else None,
+        "main_grid_blocks": (main["grid"][0] * main["grid"][1] * main["grid"][2]) if main and main["grid"] else None,
+        "main_occupancy_pct": main["est_occupancy_pct"] if main else None,
+        "main_launch_api": main["launch_api"] if main else None,
+    }
+
+
+def _unavailable(variant: Variant, seq: int, head_dim: int, reason: str) -> dict:
+    return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": False, "reason": reason,
+            **{k: None for k in ("kernels", "gpu_activities", "main_kernel", "main_registers", "main_smem_bytes",
+                                 "main_threads", "main_grid_blocks", "main_occupancy_pct", "main_launch_api",
+                                 "device_us", "peak_memory_bytes", "tflops")}}
+
+
+def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
+    seq, head_dim = config.seq_len, config.head_dim
+    need = _score_bytes(variant, config)
+    free, _ = torch.cuda.mem_get_info()
+    if need > MEMORY_FRACTION * free:
+        return _unavailable(variant, seq, head_dim, f"skipped: its [seq, seq] intermediates need about "
+                            f"{need / 2**30:.0f} GiB, more than {MEMORY_FRACTION:.0%} of the "
+                            f"{free / 2**30:.0f} GiB free")
+    q, k, v, mask = make_inputs(config, "cuda")
+    try:
+        with torch.no_grad(), variant.pin():
+            forward = variant.bind(q, k, v, mask)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    forward()
+                    torch.cuda.synchronize()
+                except RuntimeError as exc:
+                    return _unavailable(variant, seq, head_dim, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+            counts = _profile_counts(variant, forward, config)
+            timed = timing.time_cuda({variant.id: forward}, repeats)[variant.id]
+            peak = timing.peak_memory_cuda(forward)
+    except torch.OutOfMemoryError as exc:
+        return _unavailable(variant, seq, head_dim, f"OutOfMemoryError: {str(exc).splitlines()[0]}")
+    finally:
+        del q, k, v, mask
+        torch.cuda.empty_cache()
+    device_us = timed["device_us"]["median"]
+    return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": True, "reason": None,
+            **counts, "device_us": device_us, "peak_memory_bytes": peak,
+            "tflops": attention_flops(config) / (device_us * 1e-6) / 1e12}
+
+
+def sweep(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
+    started = time.perf_counter()
+    peak = matmul_peak_tflops()
+    points = []
+    for head_dim in HEAD_DIMS:
+        for seq in SEQ_LENS:
+            config = AttnConfig(batch=base.batch, heads=base.heads, seq_len=seq, head_dim=head_dim,
+                                dtype=base.dtype, seed=base.seed)
+            for variant in VARIANTS.values():
+                if progress:
+                    progress(f"sweep {variant.id} seq {seq} d {head_dim}")
+                points.append(sweep_point(variant, config, repeats))
+    return {"batch": base.batch, "heads": base.heads, "matmul_peak_tflops": peak,
+            "wall_s": time.perf_counter() - started, "points": points}
+
+
+def _training_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
+    q, k, v, mask = make_inputs(config, "cuda")
+    q, k, v = (t.requires_grad_(True) for t in (q, k, v))
+    empty = {"variant": variant.id, "available": False, "kernels": None, "gpu_activities": None, "device_us": None}
+    with variant.pin():
+        forward = variant.bind(q, k, v, mask)
+
+        def step():
+            q.grad = k.grad = v.grad = None
+            forward().sum().backward()
+
+        try:
+            step()
+            torch.cuda.synchronize()
+        except RuntimeError as exc:
+            return {**empty, "reason": f"{type(exc).__name__}: {str(exc).splitlines()[0]}"}
+        prof = profile_forward(step, "train_step", cuda=True, warmup_calls=2, wait=1, warmup=1, active=1)
+        gpu = kineto.parse_trace(json.loads(_export_trace(prof)), "train_step")["steps"][0]["gpu"]
+        timed = timing.time_cuda({variant.id: step}, repeats)[variant.id]
+    return {"variant": variant.id, "available": True, "reason": None,
+            "kernels": sum(1 for a in gpu if a["kind"] == "kernel"), "gpu_activities": len(gpu),
+            "device_us": timed["device_us"]["median"]}
+
+
+def inplace_autograd(config: AttnConfig) -> dict:
+    """Backward through naive_attention_inplace: the exception if autograd raises one, else how far
+    its gradients are from the out-of-place version's."""
+    q, k, v, mask = make_inputs(config, "cuda")
+    grads = []
+    for variant_id in ("naive", "naive_inplace"):
+        leaf = q.detach().clone().requires_grad_(True)
+        try:
+            VARIANTS[variant_id].bind(leaf, k, v, mask)().float().square().sum().backward()
+        except RuntimeError as exc:
+            return {"raised": True, "error": f"{type(exc).__name__}: {exc}", "max_abs_grad_diff": None}
+        grads.append(leaf.grad)
+    return {"raised": False, "error": None, "max_abs_grad_diff": float((grads[0] - grads[1]).abs().max())}
+
+
+def training(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
+    points = []
+    for variant in VARIANTS.values():
+        if progress:
+            progress(f"training {variant.id}")
+        points.append(_training_point(variant, base, repeats))
+        torch.cuda.empty_cache()
+    return {"points": points, "inplace_autograd": inplace_autograd(base)}

@@ -1,0 +1,121 @@
+"""Theoretical occupancy from a kernel's launch record and the device's limits (no torch).
+
+Kineto's `est. achieved occupancy %` comes from CUDA's occupancy calculator called with the
+*default* shared-memory configuration (a 48 KiB ceiling per block) and capped by the grid's
+blocks per SM. `kineto_estimate` reproduces that; `theoretical` uses the opt-in ceiling a kernel
+that asks for more than 48 KiB really runs with. Setting the two side by side, with the launch
+API, tests the two explanations of cuDNN's 0% reading: a driver-API launch that CUPTI does not
+follow, or a calculator that refuses any block above 48 KiB.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from attn_examples import views
+from attn_examples.snapshot import DeviceLimits, Snapshot
+
+DEFAULT_SMEM_PER_BLOCK = 48 * 1024     # what a kernel gets unless it opts in to more
+RESERVED_SMEM_PER_BLOCK = 1024         # sm80 and later reserve 1 KiB of shared memory per block
+SMEM_GRANULARITY = 128
+REG_ALLOC_UNIT = 256                   # registers are allocated per warp in units of 256
+MAX_BLOCKS_PER_SM = {8: 32, 9: 32, 10: 32}
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    blocks_per_sm: int
+    warps_per_sm: int
+    pct: float
+    limit: str           # registers | shared memory | threads | blocks | grid | shared memory (48 KiB default)
+
+
+def _blocks(regs: int, threads: int, smem: int, limits: DeviceLimits, smem_ceiling: int,
+            max_blocks: int) -> tuple[int, str]:
+    warps = math.ceil(threads / limits.warp_size)
+    by = {"blocks": max_blocks, "threads": limits.max_threads_per_sm // threads}
+    regs_per_warp = math.ceil(regs * limits.warp_size / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
+    if regs_per_warp:
+        by["registers"] = limits.regs_per_sm // (regs_per_warp * warps)
+    if smem > smem_ceiling:
+        return 0, "shared memory above the per-block ceiling"
+    if smem:
+        per_block = math.ceil((smem + RESERVED_SMEM_PER_BLOCK) / SMEM_GRANULARITY) * SMEM_GRANULARITY
+        by["shared memory"] = limits.smem_per_sm_bytes // per_block
+    limit = min(by, key=by.get)
+    return by[limit], limit
+
+
+def _result(blocks: int, limit: str, threads: int, limits: DeviceLimits) -> Occupancy:
+    warps = blocks * math.ceil(threads / limits.warp_size)
+    max_warps = limits.max_threads_per_sm // limits.warp_size
+    return Occupancy(blocks, warps, 100.0 * warps / max_warps, limit)
+
+
+def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_major: int = 9) -> Occupancy:
+    """Resident blocks per SM as the hardware allows them, with the opt-in shared-memory ceiling."""
+    threads = math.prod(row["block"])
+    blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
+                            limits.smem_per_block_optin_bytes, MAX_BLOCKS_PER_SM.get(compute_major, 32))
+    return _result(blocks, limit, threads, limits)
+
+
+def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_major: int = 9) -> Occupancy:
+    """What Kineto's calculator computes: the default 48 KiB ceiling, capped by grid blocks per SM."""
+    threads = math.prod(row["block"])
+    blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
+                            DEFAULT_SMEM_PER_BLOCK, MAX_BLOCKS_PER_SM.get(compute_major, 32))
+    grid_per_sm = math.prod(row["grid"]) / sm_count
+    if blocks and grid_per_sm < blocks:
+        warps = grid_per_sm * math.ceil(threads / limits.warp_size)
+        pct = 100.0 * warps / (limits.max_threads_per_sm // limits.warp_size)
+        return Occupancy(blocks, int(warps), pct, "grid")
+    return _result(blocks, limit, threads, limits)
+
+
+def evidence_rows(snap: Snapshot) -> list[dict[str, Any]]:
+    """Every kernel measured: launch API, shared memory, Kineto's %, our two computations."""
+    limits = snap.provenance.device_limits
+    if limits is None or snap.provenance.compute_capability is None:
+        return []
+    major = int(snap.provenance.compute_capability.split(".")[0])
+    rows = []
+    for variant_id, result in snap.variants.items():
+        if not result.available:
+            continue
+        for row in views.kernel_rows(result):
+            if row["kind"] != "kernel" or row["registers_per_thread"] is None or not row["block"]:
+                continue
+            ours = theoretical(row, limits, major)
+            emulated = kineto_estimate(row, limits, snap.provenance.sm_count, major)
+            rows.append({
+                "variant": variant_id, "name": row["name"], "launch_api": row["launch_api"],
+                "driver_api": bool(row["launch_api"]) and not row["launch_api"].startswith("cuda"),
+                "shared_memory_bytes": row["shared_memory_bytes"] or 0,
+                "above_48k": (row["shared_memory_bytes"] or 0) > DEFAULT_SMEM_PER_BLOCK,
+                "registers_per_thread": row["registers_per_thread"], "threads": math.prod(row["block"]),
+                "grid_blocks": math.prod(row["grid"]), "kineto_pct": row["est_occupancy_pct"],
+                "theoretical_pct": ours.pct, "theoretical_limit": ours.limit,
+                "emulated_kineto_pct": emulated.pct,
+            })
+    return rows
+
+
+def verdict(rows: list[dict[str, Any]], tolerance_pct: float = 1.0) -> dict[str, Any]:
+    """How well each explanation predicts which kernels Kineto reads as 0%."""
+    zero = [r for r in rows if r["kineto_pct"] is not None and r["kineto_pct"] < 0.5]
+    return {
+        "kernels": len(rows),
+        "zero_readings": len(zero),
+        "emulation_matches": sum(1 for r in rows if r["kineto_pct"] is not None
+                                 and abs(r["emulated_kineto_pct"] - r["kineto_pct"]) <= tolerance_pct),
+        # each explanation, as a rule: which kernels it predicts at 0%, and how many it gets wrong
+        "launch_api_rule_errors": sum(1 for r in rows if r["kineto_pct"] is not None
+                                      and (r["driver_api"] != (r["kineto_pct"] < 0.5))),
+        "smem_rule_errors": sum(1 for r in rows if r["kineto_pct"] is not None
+                                and (r["above_48k"] != (r["kineto_pct"] < 0.5))),
+        "driver_api_below_48k": sum(1 for r in rows if r["driver_api"] and not r["above_48k"]),
+        "runtime_api_above_48k": sum(1 for r in rows if not r["driver_api"] and r["above_48k"]),
+    }
