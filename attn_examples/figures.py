@@ -21,7 +21,8 @@ from attn_examples import article, views
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot, load_trace
 
-FIGURES = ("kernels", "device_time", "timeline", "registers_occupancy")
+FIGURES = ("kernels", "device_time", "timeline", "registers_occupancy", "scaling_time", "scaling_tflops",
+           "scaling_memory")
 INK = "#010101"  # replaced by currentColor
 COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
     "naive": "#D55E00", "naive_inplace": "#E69F00", "sdpa_math": "#CC79A7",
@@ -208,12 +209,50 @@ def draw_registers_occupancy(snap: Snapshot) -> str:
     return _svg(fig, "registers_occupancy")
 
 
+def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
+    """One panel per head dimension: `field` of every sweep point against sequence length."""
+    plt = _pyplot()
+    if snap.sweep is None:
+        raise KeyError("this snapshot has no scaling sweep (measure --extended)")
+    head_dims = sorted({p.head_dim for p in snap.sweep.points})
+    fig, axes = plt.subplots(1, len(head_dims), figsize=(7.5, 3.4), sharey=True)
+    peak = snap.sweep.matmul_peak_tflops
+    for ax, head_dim in zip(list(axes) if len(head_dims) > 1 else [axes], head_dims):
+        for variant_id in snap.variants:
+            points = sorted((p for p in snap.sweep.points if p.variant == variant_id and p.head_dim == head_dim
+                             and p.available), key=lambda p: p.seq_len)
+            if not points:
+                continue
+            values = [p.tflops / peak if field == "tflops_fraction" else getattr(p, field) for p in points]
+            if field == "peak_memory_bytes":
+                values = [v / 2**20 for v in values]
+            ax.plot([p.seq_len for p in points], values, marker=MARKERS[variant_id], color=COLORS[variant_id],
+                    label=variant_id, linewidth=1.2, markersize=4)
+        ax.set_xscale("log", base=2)
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_title(f"head_dim {head_dim}", fontsize=9)
+        ax.set_xlabel("sequence length")
+    (axes[0] if len(head_dims) > 1 else axes).set_ylabel(ylabel)
+    if field == "tflops_fraction":
+        (axes[0] if len(head_dims) > 1 else axes).set_ylim(0, 1)
+    handles, labels = (axes[0] if len(head_dims) > 1 else axes).get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=6, fontsize=7, bbox_to_anchor=(0.5, 1.0))
+    return _svg(fig, f"scaling{field}")
+
+
 CACHE_DIR = Path(os.environ.get("ATTN_EXAMPLES_FIGURE_CACHE", Path(__file__).resolve().parent.parent / ".cache" / "figures"))
 
 
 def _draw(snap: Snapshot, name: str, variant_id: str | None) -> str:
     if name == "timeline":
         return draw_timeline(snap, variant_id)
+    if name == "scaling_time":
+        return _draw_scaling(snap, "device_us", "µs per call (median)", True)
+    if name == "scaling_tflops":
+        return _draw_scaling(snap, "tflops_fraction", "share of the measured bf16 matmul peak", False)
+    if name == "scaling_memory":
+        return _draw_scaling(snap, "peak_memory_bytes", "peak memory per call (MiB)", True)
     return {"kernels": draw_kernels, "device_time": draw_device_time,
             "registers_occupancy": draw_registers_occupancy}[name](snap)
 
@@ -268,7 +307,8 @@ def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) ->
     """The figure inside <figure>, with a localized title (alt text) and caption."""
     svg = figure_svg(snap, name, variant_id)
     alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt", "timeline": "timeline_fig_alt",
-               "registers_occupancy": "regs_fig_alt"}[name]
+               "registers_occupancy": "regs_fig_alt", "scaling_time": "scaling_time_alt",
+               "scaling_tflops": "scaling_tflops_alt", "scaling_memory": "scaling_memory_alt"}[name]
     alt = t(lang, alt_key).format(title=title(lang, variant_id) if variant_id else "")
     fig_id = f"fig-{name}" + (f"-{variant_id}" if variant_id else "")
     label = html.escape(alt, quote=True)

@@ -7,7 +7,8 @@ A key names one raw value:
   device_us, host_us, host_first_us (first call after a backend switch), peak_memory_bytes,
   rel_error, available,
   main_name, main_short_name, main_registers, main_occupancy_pct, main_smem_bytes, main_threads,
-  main_launch_api, main_dur_us (the kernel with the largest median duration),
+  main_launch_api, main_dur_us, main_theoretical_occupancy_pct (the kernel with the largest median
+  duration),
   tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
   `op[<aten op>]` (calls of that host op per forward),
   `kernels_matching[<regex>]` (kernels whose name matches),
@@ -15,6 +16,7 @@ A key names one raw value:
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
 - `dispatch.auto`: the backend an un-pinned SDPA call ran
+- `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind`
 """
 
@@ -81,6 +83,13 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         main = views.main_kernel(result)
         if main is None:
             raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
+        if name == "main_theoretical_occupancy_pct":
+            from attn_examples import occupancy
+
+            limits = snap.provenance.device_limits
+            if limits is None:
+                raise UnknownMetric("this snapshot has no device limits")
+            return occupancy.theoretical(main, limits, int(snap.provenance.compute_capability.split(".")[0])).pct
         derived = {"name": main["name"], "short_name": views.short_kernel_name(main["name"]),
                    "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
                    "smem_bytes": main["shared_memory_bytes"],
@@ -89,6 +98,66 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         if name[len("main_"):] in derived:
             return derived[name[len("main_"):]]
     raise UnknownMetric(f"unknown metric {name!r} of variant {variant_id!r}")
+
+
+def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
+    """sweep.matmul_peak_tflops | sweep.<variant>.<seq>.<head_dim>.<field> |
+    sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction"""
+    if snap.sweep is None:
+        raise UnknownMetric("this snapshot has no scaling sweep (measure --extended)")
+    if parts == ["matmul_peak_tflops"]:
+        return snap.sweep.matmul_peak_tflops
+    points = [p for p in snap.sweep.points if p.variant == parts[0]]
+    if not points:
+        raise UnknownMetric(f"no sweep points for {parts[0]!r}")
+    measured = [p for p in points if p.available]
+    if len(parts) == 2:
+        summary = {"max_kernels": lambda: max(p.kernels for p in measured),
+                   "min_kernels": lambda: min(p.kernels for p in measured),
+                   "best_tflops_fraction": lambda: max(p.tflops for p in measured) / snap.sweep.matmul_peak_tflops,
+                   "longest_seq": lambda: max(p.seq_len for p in measured)}
+        if parts[1] in summary and measured:
+            return summary[parts[1]]()
+    if len(parts) == 4:
+        match = [p for p in points if str(p.seq_len) == parts[1] and str(p.head_dim) == parts[2]]
+        if match:
+            point = match[0]
+            if parts[3] == "available":
+                return point.available
+            if not point.available:
+                raise UnknownMetric(f"sweep point {'.'.join(parts[:3])} is unavailable: {point.reason}")
+            if parts[3] == "tflops_fraction":
+                return point.tflops / snap.sweep.matmul_peak_tflops
+            if hasattr(point, parts[3]):
+                return getattr(point, parts[3])
+    raise UnknownMetric(f"unknown sweep key {'.'.join(['sweep', *parts])!r}")
+
+
+def _training_metric(snap: Snapshot, parts: list[str]) -> Any:
+    """training.<variant>.kernels|device_us|gpu_activities | training.inplace_raised|inplace_grad_diff|fastest"""
+    if snap.training is None:
+        raise UnknownMetric("this snapshot has no training pass (measure --extended)")
+    t = snap.training
+    if parts == ["inplace_raised"]:
+        return t.inplace_autograd.raised
+    if parts == ["inplace_grad_diff"] and t.inplace_autograd.max_abs_grad_diff is not None:
+        return t.inplace_autograd.max_abs_grad_diff
+    measured = {p.variant: p for p in t.points if p.available}
+    if parts == ["fastest"]:
+        return min(measured, key=lambda v: measured[v].device_us)
+    if len(parts) == 2 and parts[0] in measured and parts[1] in ("kernels", "device_us", "gpu_activities"):
+        return getattr(measured[parts[0]], parts[1])
+    raise UnknownMetric(f"unknown training key {'.'.join(['training', *parts])!r}")
+
+
+def _occupancy_metric(snap: Snapshot, parts: list[str]) -> Any:
+    """occupancy.<field of occupancy.verdict()> over every kernel measured, sweep included."""
+    from attn_examples import occupancy
+
+    summary = occupancy.verdict(occupancy.evidence_rows(snap))
+    if len(parts) == 1 and parts[0] in summary and summary["kernels"]:
+        return summary[parts[0]]
+    raise UnknownMetric(f"unknown occupancy key {'.'.join(['occupancy', *parts])!r} (or no device limits)")
 
 
 def metric(snap: Snapshot, key: str) -> Any:
@@ -104,6 +173,12 @@ def metric(snap: Snapshot, key: str) -> Any:
                   "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind}
         if fields.get(parts[1]) is not None:
             return fields[parts[1]]
+    elif parts[0] == "sweep" and arg is None:
+        return _sweep_metric(snap, parts[1:])
+    elif parts[0] == "training" and arg is None:
+        return _training_metric(snap, parts[1:])
+    elif parts[0] == "occupancy" and arg is None:
+        return _occupancy_metric(snap, parts[1:])
     elif head == "dispatch.auto" and arg is None:
         if snap.dispatch.auto_backend is None:
             raise UnknownMetric("the un-pinned SDPA backend was not identified in this snapshot")

@@ -198,6 +198,10 @@ def format_metric(key: str, value: Any) -> str:
     last = key.split(".")[-1].split("[")[0]
     if key.startswith("ratio."):
         return fmt_ratio(value)
+    if last.endswith("tflops") and isinstance(value, (int, float)):
+        return f"{value:,.0f} TFLOP/s"
+    if last.endswith("_fraction") and isinstance(value, (int, float)):
+        return fmt_pct(round(100 * value, 1))
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
@@ -259,3 +263,101 @@ def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
                      f"<code>{_e(v.claim.expectation())}</code>",
                      f'{_MARK[v.status]} {t(lang, _VERDICT_WORD[v.status])}'])
     return _table(headers, rows)
+
+
+# ---- beyond the article --------------------------------------------------------------------------
+
+def occupancy_table(snap: Snapshot, lang: str) -> str:
+    """The evidence: every distinct launch configuration measured, Kineto's reading and ours."""
+    from attn_examples import occupancy
+
+    groups: dict[tuple, dict] = {}
+    for r in occupancy.evidence_rows(snap):
+        key = (short_kernel_name(r["name"], 48), r["launch_api"], r["shared_memory_bytes"], r["registers_per_thread"],
+               r["threads"], r["kineto_pct"], round(r["emulated_kineto_pct"], 1), round(r["theoretical_pct"], 1))
+        group = groups.setdefault(key, {**r, "where": [], "count": 0})
+        group["where"].append(r["variant"].split(" @ ")[0])
+        group["count"] += 1
+    headers = [t(lang, "name"), t(lang, "launch"), t(lang, "smem"), t(lang, "registers"), t(lang, "threads"),
+               t(lang, "kineto_pct"), t(lang, "emulated_pct"), t(lang, "theoretical_pct"), t(lang, "limit"),
+               t(lang, "seen")]
+    rows = []
+    for (name, launch, smem, regs, threads, kineto, emulated, theo), g in sorted(
+            groups.items(), key=lambda item: (-item[0][2], item[0][0])):
+        rows.append([f"<code>{_e(name)}</code>", f"<code>{_e(launch)}</code>", fmt_bytes(smem), fmt_num(regs),
+                     fmt_num(threads), fmt_pct(kineto), fmt_pct(emulated), fmt_pct(theo), _e(g["theoretical_limit"]),
+                     f'{g["count"]}× ({_e(", ".join(sorted(set(g["where"]))))})'])
+    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7})
+
+
+def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
+    """Kernels per forward for every variant and sequence length: where the structure changes."""
+    if snap.sweep is None:
+        return ""
+    seqs = sorted({p.seq_len for p in snap.sweep.points})
+    headers = [t(lang, "variant")] + [f"seq {s:,}" for s in seqs]
+    rows = []
+    for variant_id in snap.variants:
+        cells = []
+        for seq in seqs:
+            point = next((p for p in snap.sweep.points if p.variant == variant_id and p.seq_len == seq
+                          and p.head_dim == head_dim), None)
+            cells.append("–" if point is None else fmt_num(point.kernels) if point.available
+                         else f'<span title="{_e(point.reason)}">{t(lang, "skipped")}</span>')
+        rows.append([_e(title(lang, variant_id))] + cells)
+    caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
+    return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)))
+
+
+def training_table(snap: Snapshot, lang: str) -> str:
+    if snap.training is None:
+        return ""
+    headers = [t(lang, "variant"), t(lang, "kernels_fwd_bwd"), t(lang, "gpu_activities"), t(lang, "device_time"),
+               f'{t(lang, "kernels")} (forward)']
+    rows = []
+    for p in snap.training.points:
+        forward = views.counts(snap.variants[p.variant]).get("kernels") if snap.variants[p.variant].available else None
+        if not p.available:
+            rows.append([_e(title(lang, p.variant)), f'<em>{t(lang, "unavailable")}</em>', "", "", ""])
+            continue
+        rows.append([_e(title(lang, p.variant)), fmt_num(p.kernels), fmt_num(p.gpu_activities), fmt_us(p.device_us),
+                     fmt_num(forward)])
+    return _table(headers, rows, numeric={1, 2, 3, 4})
+
+
+def autograd_capture(snap: Snapshot, lang: str) -> str:
+    """What backward through masked_fill_ did, exactly as captured on the device."""
+    if snap.training is None:
+        return ""
+    a = snap.training.inplace_autograd
+    if a.raised:
+        return f'<pre class="attn-captured"><code>{_e(a.error)}</code></pre>'
+    return (f'<pre class="attn-captured"><code>backward() through naive_attention_inplace: {t(lang, "no_error")}\n'
+            f'max |grad(masked_fill) - grad(masked_fill_)| = {a.max_abs_grad_diff!r}</code></pre>')
+
+
+def devices_table(snaps: list[Snapshot], lang: str) -> str:
+    """The same variants on each measured device, beside the article's quoted A100 numbers."""
+    headers = [t(lang, "variant")]
+    for snap in snaps:
+        headers += [f'{_e(snap.provenance.device_name)}: {t(lang, "kernels_or_ops")}',
+                    f'{_e(snap.provenance.device_name)}: {t(lang, "device_time")}']
+    headers += [f'{t(lang, "article")}: {t(lang, "kernels")}', f'{t(lang, "article")}: {t(lang, "device_time")}']
+    quoted_time = dict(article.DEVICE_US)
+    quoted_time.update({k: v * 1000 for k, v in article.FWD_CUDA_MS.items()})
+    rows = []
+    for variant_id in snaps[0].variants:
+        row = [_e(title(lang, variant_id))]
+        for snap in snaps:
+            result = snap.variants.get(variant_id)
+            if result is None or not result.available:
+                row += [f'<em>{t(lang, "unavailable")}</em>', "–"]
+                continue
+            c = views.counts(result)
+            count = c["kernels"] if snap.provenance.device_kind == "cuda" else c["cpu_ops"]
+            row += [fmt_num(count), fmt_us(result.timing.device_us.median if result.timing.device_us else None)]
+        row += [fmt_num(article.KERNELS.get(variant_id)), fmt_us(quoted_time.get(variant_id))]
+        rows.append(row)
+    shapes = "; ".join(f"{_e(s.provenance.device_name)}: [{s.config.batch}, {s.config.heads}, {s.config.seq_len}, "
+                       f"{s.config.head_dim}] {s.config.dtype}" for s in snaps)
+    return _table(headers, rows, numeric=set(range(1, len(headers)))) + f'<p class="attn-caption">{shapes}</p>'

@@ -150,6 +150,26 @@ class Page:
         """Every claim: the article's value, ours, the expectation and the verdict."""
         return self._with_provenance(render.claims_table(list(self._m().verdicts.values()), self.lang))
 
+    def occupancy(self) -> str:
+        """Kineto's occupancy against the calculator reproduced and the hardware's limits."""
+        return self._with_provenance(render.occupancy_table(self._m().snapshot, self.lang))
+
+    def sweep_kernels(self, head_dim: int) -> str:
+        return self._with_provenance(render.sweep_kernels_table(self._m().snapshot, head_dim, self.lang))
+
+    def training(self) -> str:
+        return self._with_provenance(render.training_table(self._m().snapshot, self.lang))
+
+    def autograd(self) -> str:
+        return self._with_provenance(render.autograd_capture(self._m().snapshot, self.lang))
+
+    def devices(self) -> str:
+        """This build's GPU measurement beside the committed CPU snapshot and the article's A100."""
+        m = self._m()
+        cpu = load_snapshot(REPO / "snapshots" / "cpu")
+        return (render.devices_table([m.snapshot, cpu], self.lang)
+                + render.provenance(m.snapshot, self.lang, m.live) + render.provenance(cpu, self.lang, False))
+
     def figure(self, name: str, variant_id: str | None = None) -> str:
         from attn_examples import figures
 

@@ -165,7 +165,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         for step in _steps(data, variant):
             kernel = step["gpu"][index]
             field = name[len("main_"):]
-            if field == "registers":
+            if field in ("registers", "theoretical_occupancy_pct"):
                 kernel["registers_per_thread"] += 1 if up else -1
             elif field == "threads":
                 kernel["block"] = [kernel["block"][0] * (2 if up else 1) // (1 if up else 2), 1, 1]
@@ -179,11 +179,73 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
     raise AssertionError(f"no perturbation for metric {metric!r}")
 
 
+def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
+    points = [p for p in data["sweep"]["points"] if p["variant"] == parts[0]]
+    if len(parts) == 2:
+        for p in points:
+            if not p["available"]:
+                continue
+            if parts[1] in ("max_kernels", "min_kernels"):
+                p["kernels"] += 1 if up else -1
+            elif parts[1] == "best_tflops_fraction":
+                p["tflops"] *= 3.0 if up else 1 / 3
+        return
+    point = next(p for p in points if str(p["seq_len"]) == parts[1] and str(p["head_dim"]) == parts[2])
+    field = parts[3]
+    if field == "available":
+        if point["available"]:
+            point.update(available=False, reason="perturbed")
+        else:
+            donor = next(p for p in points if p["available"])
+            point.update({k: v for k, v in donor.items() if k not in ("seq_len", "head_dim")})
+    elif field == "main_launch_api":
+        point[field] = "cuLaunchKernelEx"
+    elif field == "main_occupancy_pct":
+        point[field] = point[field] + 12.5 if up else max(point[field] - 12.5, 0) or 6.0
+    else:
+        point[field] = point[field] * (3 if up else 1 / 3)
+
+
+def _perturb_training(data: dict, parts: list[str], up: bool) -> None:
+    training = data["training"]
+    if parts == ["inplace_raised"]:
+        training["inplace_autograd"].update(raised=True, error="RuntimeError: perturbed", max_abs_grad_diff=None)
+    elif parts == ["inplace_grad_diff"]:
+        training["inplace_autograd"]["max_abs_grad_diff"] = 1e-3
+    elif parts == ["fastest"]:
+        fastest = min((p for p in training["points"] if p["available"]), key=lambda p: p["device_us"])
+        fastest["device_us"] *= 100
+    else:
+        point = next(p for p in training["points"] if p["variant"] == parts[0])
+        point[parts[1]] = point[parts[1]] * (3 if up else 1 / 3) if parts[1] == "device_us" else point[parts[1]] + (1 if up else -1)
+
+
+def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
+    if parts == ["emulation_misses"]:
+        kernel = next(a for a in _steps(data, "sdpa_flash")[0]["gpu"] if a["kind"] == "kernel")
+        for step in _steps(data, "sdpa_flash"):
+            for a in step["gpu"]:
+                if a["name"] == kernel["name"]:
+                    a["est_occupancy_pct"] += 10.0
+    elif parts == ["runtime_api_above_48k_read_zero"]:
+        for p in data["sweep"]["points"]:
+            if p["available"] and p["main_launch_api"] == "cudaLaunchKernel" and (p["main_smem_bytes"] or 0) > 49152:
+                p["main_occupancy_pct"] = 12.5
+    else:
+        raise AssertionError(f"no perturbation for occupancy.{parts}")
+
+
 def perturb(data: dict, key: str, up: bool) -> None:
     """Change the snapshot values that `key` is computed from."""
     head = key.split("[")[0]
     parts = head.split(".")
-    if key == "dispatch.auto":
+    if parts[0] == "sweep":
+        _perturb_sweep(data, parts[1:], up)
+    elif parts[0] == "training":
+        _perturb_training(data, parts[1:], up)
+    elif parts[0] == "occupancy":
+        _perturb_occupancy(data, parts[1:], up)
+    elif key == "dispatch.auto":
         data["dispatch"]["auto_backend"] = "MATH"
     elif parts[0] in ("fastest", "slowest"):
         snap = snapshot_from_dict(copy.deepcopy(data))
