@@ -83,14 +83,15 @@ def build_mode() -> str:
 
 
 def _measure_live() -> Path:
-    """Measure the default configuration on this GPU and write it as a snapshot under .cache/."""
+    """Measure the default configuration, the scaling sweep and training on this GPU (what the pages
+    show) and write it as a snapshot under .cache/."""
     from attn_examples.config import AttnConfig
     from attn_examples.measure import measure
     from attn_examples.snapshot import write_snapshot
 
     print("attn-examples: measuring live for this build (once; both languages render from it)", file=sys.stderr)
     started = time.perf_counter()
-    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"])
+    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"], extended=True)
     folder = write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
     print(f"attn-examples: live measurement took {time.perf_counter() - started:.1f} s; snapshot: {folder}",
           file=sys.stderr)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One batched run on a GPU builder: install, GPU tests (the whole suite when the docs stack is
-# carried in .whl/), three measurements, benchmark, and with LIVE_BUILD=1 a live site build.
+# carried in .whl/; WHOLE_SUITE=0 skips it), three measurements (RUN1_ARGS=--extended for the one
+# to commit), benchmark, claims and drift per run, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
 set -uo pipefail  # keep going after a failure: every log comes back
@@ -21,14 +22,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 log gpu tests
 python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-gpu.log"
-if python3 -c "import mkdocs_static_i18n" 2>/dev/null; then
+if [ "${WHOLE_SUITE:-1}" = 1 ] && python3 -c "import mkdocs_static_i18n" 2>/dev/null; then
   log "whole suite (docs stack carried)"
   python3 -m pytest tests -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-all.log" | tail -n 15
 fi
 
 for i in 1 2 3; do
   log "measure run $i"
-  /usr/bin/time -f "%e s wall" attn-examples measure --device cuda -o "$OUT/work/run$i" 2>&1 \
+  extra=""; [ "$i" = 1 ] && extra="${RUN1_ARGS:-}"   # e.g. RUN1_ARGS=--extended: the run to commit
+  /usr/bin/time -f "%e s wall" attn-examples measure --device cuda $extra -o "$OUT/work/run$i" 2>&1 \
     | tee "$OUT/work/measure-run$i.log" | tail -n 40
 done
 
