@@ -20,7 +20,7 @@ from attn_examples import kineto, timing
 from attn_examples.config import AttnConfig
 from attn_examples.measure import _export_trace, make_inputs
 from attn_examples.snippets.profile_forward import profile_forward
-from attn_examples.variants import VARIANTS, Variant
+from attn_examples.variants import ARTICLE_VARIANTS, VARIANTS, Variant
 
 SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIMS = (64, 128)
@@ -116,7 +116,7 @@ def sweep(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
         for seq in SEQ_LENS:
             config = AttnConfig(batch=base.batch, heads=base.heads, seq_len=seq, head_dim=head_dim,
                                 dtype=base.dtype, seed=base.seed)
-            for variant in VARIANTS.values():
+            for variant in ARTICLE_VARIANTS:
                 if progress:
                     progress(f"sweep {variant.id} seq {seq} d {head_dim}")
                 points.append(sweep_point(variant, config, repeats))
@@ -165,7 +165,7 @@ def inplace_autograd(config: AttnConfig) -> dict:
 
 def training(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
     points = []
-    for variant in VARIANTS.values():
+    for variant in ARTICLE_VARIANTS:
         if progress:
             progress(f"training {variant.id}")
         points.append(_training_point(variant, base, repeats))

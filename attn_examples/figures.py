@@ -27,6 +27,7 @@ INK = "#010101"  # replaced by currentColor
 COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
     "naive": "#D55E00", "naive_inplace": "#E69F00", "sdpa_math": "#CC79A7",
     "sdpa_efficient": "#009E73", "sdpa_flash": "#0072B2", "sdpa_cudnn": "#56B4E9",
+    "flex": "#44AA99", "naive_compiled": "#DDCC77",
 }
 KIND_COLORS = {"kernel": "#0072B2", "memcpy": "#D55E00", "memset": "#E69F00"}
 
@@ -181,7 +182,7 @@ def views_short(name: str) -> str:
 
 
 MARKERS = {"naive": "o", "naive_inplace": "s", "sdpa_math": "D", "sdpa_efficient": "^", "sdpa_flash": "v",
-           "sdpa_cudnn": "P"}
+           "sdpa_cudnn": "P", "flex": "X", "naive_compiled": "*"}
 
 
 def draw_registers_occupancy(snap: Snapshot) -> str:

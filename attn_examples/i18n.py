@@ -116,9 +116,11 @@ def t(lang: str, key: str) -> str:
 
 VARIANT_TITLES: dict[str, dict[str, str]] = {
     "en": {"naive": "Naive (masked_fill)", "naive_inplace": "Naive (masked_fill_)", "sdpa_math": "SDPA: math",
-           "sdpa_efficient": "SDPA: efficient", "sdpa_flash": "SDPA: flash", "sdpa_cudnn": "SDPA: cuDNN"},
+           "sdpa_efficient": "SDPA: efficient", "sdpa_flash": "SDPA: flash", "sdpa_cudnn": "SDPA: cuDNN",
+           "flex": "FlexAttention (compiled)", "naive_compiled": "Naive, torch.compile"},
     "zh-TW": {"naive": "手寫版（masked_fill）", "naive_inplace": "手寫版（masked_fill_）", "sdpa_math": "SDPA：math",
-              "sdpa_efficient": "SDPA：efficient", "sdpa_flash": "SDPA：flash", "sdpa_cudnn": "SDPA：cuDNN"},
+              "sdpa_efficient": "SDPA：efficient", "sdpa_flash": "SDPA：flash", "sdpa_cudnn": "SDPA：cuDNN",
+              "flex": "FlexAttention（編譯）", "naive_compiled": "手寫版，torch.compile"},
 }
 
 

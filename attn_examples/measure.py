@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -119,17 +120,27 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
     entry: dict = {"id": variant.id, "title": variant.title, "available": True,
                    "unavailable_reason": None, "profile": None, "timing": None}
     note = on_stage or (lambda _stage: None)
+    kind = "cuda" if cuda else "cpu"
+    if kind not in variant.devices:
+        entry.update(available=False, unavailable_reason=(
+            f"not measured on {kind}: {variant.title} is compiled on its first call, which takes minutes "
+            f"on a small CPU; this project measures it on CUDA only"))
+        return entry, None
     with torch.no_grad(), variant.pin():
-        forward = variant.bind(q, k, v, mask)
+        if variant.family == "compiled":
+            note("compiling")
+        started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
+                forward = variant.bind(q, k, v, mask)
                 out = forward()
                 if cuda:
                     torch.cuda.synchronize()
-            except RuntimeError as exc:
+            except Exception as exc:  # noqa: BLE001 - a refusal or a compile failure is data, not a crash
                 entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, exc, caught))
                 return entry, None
+        first_call_s = time.perf_counter() - started
         rel_error = timing.relative_error(out, reference)
         del out
 
@@ -146,7 +157,8 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
                         "inconsistency": problem, "unattributed_gpu": parsed["unattributed_gpu"]}
     # device_us / host_us are filled by time_variants(), which times all variants together
     entry["timing"] = {"timer": "", "device_us": None, "host_us": None, "peak_memory_bytes": peak,
-                       "rel_error": rel_error}
+                       "rel_error": rel_error,
+                       "compile_s": first_call_s if variant.family == "compiled" else None}
     return entry, compress_trace(trace_text)
 
 

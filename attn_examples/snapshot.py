@@ -100,6 +100,7 @@ class Timing:
     peak_memory_bytes: int | None
     rel_error: float | None
     host_first_us: Stats | None = None   # first call after entering the backend pin (CUDA only)
+    compile_s: float | None = None       # compiled variants: wall time of the first call (compiling)
 
 
 @dataclass

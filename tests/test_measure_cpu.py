@@ -24,6 +24,13 @@ def test_cuda_only_backends_are_data_not_crashes(cpu_snapshot_dir):
         assert "no CPU implementation" in result.unavailable_reason
 
 
+def test_compiled_variants_are_recorded_as_cuda_only_on_the_cpu(cpu_snapshot_dir):
+    snap = load_snapshot(cpu_snapshot_dir)
+    for variant_id in ("flex", "naive_compiled"):
+        result = snap.variants[variant_id]
+        assert not result.available and "CUDA only" in result.unavailable_reason
+
+
 def test_cpu_variants_are_profiled_timed_and_accurate(cpu_snapshot_dir):
     snap = load_snapshot(cpu_snapshot_dir)
     for variant_id in ("naive", "naive_inplace", "sdpa_math", "sdpa_flash"):
