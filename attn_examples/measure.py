@@ -192,7 +192,8 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}.
     `extended` (CUDA only) adds the scaling sweep and the training pass."""
     device = resolve_device(device)
-    ids = list(variant_ids) if variant_ids else list(VARIANTS)
+    # The compiled variants take tens of seconds to compile: part of --extended, or asked for by name.
+    ids = list(variant_ids) if variant_ids else [v.id for v in VARIANTS.values() if extended or v.in_article]
     variants = [VARIANTS[i] for i in ids]  # KeyError names the bad id via get_variant upstream
     if device != "cpu":
         torch.cuda.set_device(torch.device(device))

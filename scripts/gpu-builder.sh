@@ -43,11 +43,15 @@ for i in 1 2 3; do
   echo "exit $?" >> "$OUT/work/check-run$i.txt"; tail -n 3 "$OUT/work/check-run$i.txt"
 done
 
+# Pack what we have before the long live build, so a time-out there loses nothing else.
+tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" work && rm -rf "$OUT/work" && mkdir -p "$OUT/work"
+
 if [ "${LIVE_BUILD:-0}" = 1 ]; then
   log "live site build (auto mode: the GPU is detected)"
   rm -rf .cache/live-snapshot
   /usr/bin/time -f "%e s wall" python3 -m mkdocs build --strict -d /tmp/live-site 2>&1 | tee "$OUT/work/live-build.log" | tail -n 20
   cp -r .cache/live-snapshot "$OUT/work/live-snapshot" 2>/dev/null
+  attn-examples check .cache/live-snapshot/* > "$OUT/work/live-check.txt" 2>&1; tail -n 2 "$OUT/work/live-check.txt"
   for lang in "" zh-TW/; do
     for page in "" cudnn/; do
       f=/tmp/live-site/${lang}${page}index.html
@@ -57,5 +61,5 @@ if [ "${LIVE_BUILD:-0}" = 1 ]; then
 fi
 
 if [ -n "${EXTRA:-}" ]; then log extra; bash -c "$EXTRA" 2>&1 | tee "$OUT/work/extra.log"; fi
-tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" work && rm -rf "$OUT/work"
+tar -C "$OUT" -czf "$OUT/gpu-live.tar.gz" work && rm -rf "$OUT/work"
 log done
