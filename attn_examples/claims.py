@@ -19,6 +19,7 @@ import yaml
 
 from attn_examples import metrics
 from attn_examples.snapshot import Snapshot
+from attn_examples.variants import VARIANTS
 
 CLAIMS_FILE = Path(__file__).resolve().parent / "claims.yml"
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "within", "between", "matches")
@@ -62,7 +63,7 @@ class Verdict:
 
 
 _FIELDS = {"id", "statement", "metric", "relation", "expected", "tolerance", "applies", "article", "page"}
-_APPLIES = {"device_kind", "device", "dtype", "shape"}
+_APPLIES = {"device_kind", "device", "dtype", "shape", "requires"}
 
 
 def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
@@ -109,6 +110,13 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
     """None when the claim applies to this snapshot; otherwise why not."""
     where = claim.applies
     p, c = snap.provenance, snap.config
+    parts = claim.metric.split("[")[0].split(".")
+    named = parts[1:3] if parts[0] in ("ratio", "diff") else parts[:1]
+    for section in list(where.get("requires", [])) + named:
+        if section in ("sweep", "training") and getattr(snap, section) is None:
+            return f"this snapshot has no {section} (measure --extended)"
+        if section in VARIANTS and section not in snap.variants:
+            return f"variant {section} was not measured in this snapshot"
     if "device_kind" in where and p.device_kind != where["device_kind"]:
         return f"only for {where['device_kind']} devices"
     if "device" in where and snap.device_slug not in where["device"]:
@@ -174,11 +182,11 @@ def failure_report(snap: Snapshot, verdicts: list[Verdict]) -> str:
 
 # ---- baseline drift ------------------------------------------------------------------------------
 
-def _shares(snap: Snapshot) -> dict[str, float]:
-    """Each variant's device time over the geometric mean of all variants' in the same run:
+def _shares(snap: Snapshot, among: set[str]) -> dict[str, float]:
+    """Each variant's device time over the geometric mean of the `among` variants' in the same run:
     ratios measured together, insensitive to a GPU that is uniformly faster or slower today."""
     times = {v: r.timing.device_us.median for v, r in snap.variants.items()
-             if r.available and r.timing and r.timing.device_us}
+             if v in among and r.available and r.timing and r.timing.device_us}
     if not times:
         return {}
     mean = math.exp(sum(math.log(t) for t in times.values()) / len(times))
@@ -194,7 +202,10 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
     problems = []
     if live.device_slug != baseline.device_slug:
         return [f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"]
+    common = set(baseline.variants) & set(live.variants)   # extended runs add variants: compare like with like
     for variant_id, result in baseline.variants.items():
+        if variant_id not in common:
+            continue
         other = live.variants.get(variant_id)
         if other is None or other.available != result.available:
             problems.append(f"{variant_id}: available {result.available} in the baseline, "
@@ -205,7 +216,7 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
             for key in ("kernels", "memcpys", "memsets"):
                 if a[key] != b[key]:
                     problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
-    base, now = _shares(baseline), _shares(live)
+    base, now = _shares(baseline, common), _shares(live, common)
     for variant_id in sorted(set(base) & set(now)):
         change = now[variant_id] / base[variant_id] - 1
         if abs(change) > tolerance:

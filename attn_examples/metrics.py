@@ -4,7 +4,7 @@ A key names one raw value:
 
 - `<variant>.<metric>` with metric one of
   kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches (counts per forward),
-  device_us, host_us, host_first_us (first call after a backend switch), peak_memory_bytes,
+  device_us, host_us, host_first_us (first call after a backend switch), compile_s, peak_memory_bytes,
   rel_error, available,
   main_name, main_short_name, main_registers, main_occupancy_pct, main_smem_bytes, main_threads,
   main_launch_api, main_dur_us, main_theoretical_occupancy_pct (the kernel with the largest median
@@ -71,6 +71,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     plain = {"device_us": timing.device_us.median if timing.device_us else None,
              "host_us": timing.host_us.median if timing.host_us else None,
              "host_first_us": timing.host_first_us.median if timing.host_first_us else None,
+             "compile_s": timing.compile_s,
              "peak_memory_bytes": timing.peak_memory_bytes, "rel_error": timing.rel_error}
     if name in plain:
         if plain[name] is None:

@@ -126,6 +126,8 @@ def verdict(rows: list[dict[str, Any]], tolerance_pct: float = 1.0) -> dict[str,
         "emulation_misses": len(rows) - matches,
         "runtime_api_above_48k_read_zero": sum(1 for r in rows if not r["driver_api"] and r["above_48k"]
                                                and r["kineto_pct"] is not None and r["kineto_pct"] < 0.5),
+        "driver_api_below_48k_read_nonzero": sum(1 for r in rows if r["driver_api"] and not r["above_48k"]
+                                                 and r["kineto_pct"] is not None and r["kineto_pct"] >= 0.5),
         "kernels": len(rows),
         "zero_readings": len(zero),
         "emulation_matches": matches,

@@ -208,6 +208,8 @@ def format_metric(key: str, value: Any) -> str:
         return f"`{value}`" if key.split(".")[0] not in ("device",) else value
     if last.endswith("_us"):
         return fmt_us(value)
+    if last.endswith("_s") and isinstance(value, (int, float)):
+        return f"{value:,.1f} s"
     if last.endswith("_bytes"):
         return fmt_bytes(value)
     if last.endswith("_pct"):

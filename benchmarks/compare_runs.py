@@ -19,7 +19,8 @@ def main(paths: list[str]) -> int:
     rows = [{r["id"]: r for r in views.summary_rows(s)} for s in snaps]
     identical = True
     print(f"{'variant':16} {'kernels per run':22} {'GPU activities':18} device µs (median) per run")
-    for variant_id in rows[0]:
+    common = [v for v in rows[0] if all(v in r for r in rows)]   # an --extended run measures more variants
+    for variant_id in common:
         per_run = [r[variant_id] for r in rows]
         if not per_run[0]["available"]:
             print(f"{variant_id:16} unavailable: {per_run[0]['unavailable_reason'][:60]}")

@@ -227,6 +227,13 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
             for a in step["gpu"]:
                 if a["name"] == kernel["name"]:
                     a["est_occupancy_pct"] += 10.0
+    elif parts == ["driver_api_below_48k_read_nonzero"]:
+        for result in data["variants"].values():
+            for step in (result["profile"] or {}).get("steps", []):
+                for a in step["gpu"]:
+                    if a["kind"] == "kernel" and a["launch_api"] and not a["launch_api"].startswith("cuda") \
+                            and (a["shared_memory_bytes"] or 0) <= 49152:
+                        a["est_occupancy_pct"] = 0.0
     elif parts == ["runtime_api_above_48k_read_zero"]:
         for p in data["sweep"]["points"]:
             if p["available"] and p["main_launch_api"] == "cudaLaunchKernel" and (p["main_smem_bytes"] or 0) > 49152:
@@ -253,7 +260,8 @@ def perturb(data: dict, key: str, up: bool) -> None:
         _scale_timing(data, pick, "device_us", 100.0 if parts[0] == "fastest" else 0.01)
     elif parts[0] in ("ratio", "diff"):
         metric = key.split(".", 3)[3]
-        _perturb_variant(data, parts[1], metric, up)
+        _perturb_variant(data, parts[1], metric, up)      # numerator one way,
+        _perturb_variant(data, parts[2], metric, not up)  # denominator the other
     else:
         variant, metric = key.split(".", 1)
         _perturb_variant(data, variant, metric, up)
