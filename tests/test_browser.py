@@ -1,0 +1,179 @@
+"""The site as a reader meets it: Debian's Chromium driven by Playwright, on localhost, offline.
+
+Needs the `playwright` package and /usr/bin/chromium (the project's setup installs both; no
+browser is downloaded). Without them the tests skip, unless ATTN_EXAMPLES_REQUIRE_BROWSER=1
+(set by .ci/run), where a missing browser is a failure. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests import site_checks
+from tests.conftest import REPO, Built
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = REPO / "test-artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+def _browser_missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM}"
+    return None
+
+
+_missing = _browser_missing()
+if _missing and os.environ.get("ATTN_EXAMPLES_REQUIRE_BROWSER") == "1":
+    raise RuntimeError(f"browser tests required but {_missing}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(_missing), reason=_missing or "")]
+
+
+@pytest.fixture(scope="module")
+def server(built: Built):
+    handler = functools.partial(_QuietHandler, directory=str(built.site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _urls(built: Built) -> list[str]:
+    return ["/" + str(p.relative_to(built.site).parent).replace(".", "").strip("/") + "/"
+            for p in site_checks.pages(built.site)]
+
+
+def _visit(browser, server: str, path: str, scheme: str = "light"):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors, outside, failed = [], [], []
+    # Material fetches sitemap.xml beside every <link rel="alternate">, which i18n points at the same
+    # page in the other language: a 404 per language and page, harmless to readers (the selector's
+    # links are right, see test_language_switcher_leads_to_the_same_page). Any other failed load counts.
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 and not r.url.endswith("/sitemap.xml")
+            else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+            and not m.text.startswith("Failed to load resource") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) and
+            not r.url.startswith(("data:", "blob:")) else None)
+    page.goto(server + path.replace("//", "/"), wait_until="networkidle")
+    errors.extend(f"failed to load {url}" for url in failed)
+    return context, page, errors, outside
+
+
+def test_every_page_loads_cleanly_and_offline(built: Built, server: str, browser) -> None:
+    problems = []
+    for path in _urls(built):
+        context, page, errors, outside = _visit(browser, server, path)
+        if errors:
+            problems.append(f"{path}: console errors {errors[:2]}")
+        if outside:
+            problems.append(f"{path}: requests leaving localhost {outside[:2]}")
+        if page.locator(".attn-table td").count():
+            cells = " ".join(page.locator(".attn-table td").all_inner_texts())
+            if not re.search(r"\d", cells):
+                problems.append(f"{path}: tables without numbers")
+        for svg in page.locator("figure.attn-figure svg").all():
+            box = svg.bounding_box()
+            if not box or box["width"] < 50 or box["height"] < 50 or not svg.get_attribute("aria-label"):
+                problems.append(f"{path}: a figure not visible or without its label")
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path, other", [("/flash/", "/zh-TW/flash/"), ("/zh-TW/cudnn/", "/cudnn/"),
+                                         ("/notebook/", "/zh-TW/notebook/")])
+def test_language_switcher_leads_to_the_same_page(server: str, browser, path: str, other: str) -> None:
+    context, page, _, _ = _visit(browser, server, path)
+    target = "zh-TW" if "zh-TW" not in path else "en"
+    link = page.locator(f'.md-select a[hreflang="{target}"]').first
+    href = link.get_attribute("href")
+    page.locator(".md-select").first.hover()   # as a reader does: open the menu, click the language
+    link.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith(other), (href, page.url)
+    context.close()
+
+
+@pytest.mark.parametrize("path, term", [("/", "occupancy"), ("/zh-TW/", "記憶體")])
+def test_search_finds_terms_in_both_languages(server: str, browser, path: str, term: str) -> None:
+    context, page, _, _ = _visit(browser, server, path)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(term)            # typed CJK needs a key event after it, as an input method would send
+    box.press("Space")
+    box.press("Backspace")
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    assert page.locator(".md-search-result__item").count() > 0
+    context.close()
+
+
+def test_notebook_page_renders_as_a_notebook(server: str, browser) -> None:
+    for path in ("/notebook/", "/zh-TW/notebook/"):
+        context, page, errors, _ = _visit(browser, server, path)
+        assert page.locator(".jp-Cell").count() > 0 and not errors
+        context.close()
+
+
+def _luminance(rgb: str) -> float:
+    values = [int(x) / 255 for x in re.findall(r"\d+", rgb)[:3]]
+    lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figures_are_legible_in_both_schemes(server: str, browser, scheme: str) -> None:
+    """Figure ink follows the page's text colour: contrast against the page background."""
+    context, page, _, _ = _visit(browser, server, "/", scheme)
+    ink = page.eval_on_selector("figure.attn-figure svg", "e => getComputedStyle(e).color")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    if background in ("rgba(0, 0, 0, 0)", "transparent"):
+        background = page.evaluate("getComputedStyle(document.querySelector('.md-main')).backgroundColor")
+    lighter, darker = sorted([_luminance(ink), _luminance(background)], reverse=True)
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (scheme, ink, background)
+    context.close()
+
+
+def test_key_pages_screenshots(server: str, browser) -> None:
+    """Saved for people to look at (test-artifacts/screenshots); asserts only that they were taken."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for path in ("/", "/flash/", "/cudnn/", "/occupancy/", "/scaling/", "/zh-TW/", "/zh-TW/cudnn/",
+                 "/zh-TW/scaling/"):
+        for scheme in ("light", "dark"):
+            context, page, _, _ = _visit(browser, server, path, scheme)
+            name = (path.strip("/").replace("/", "_") or "index") + f"-{scheme}.png"
+            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+            shots.append(ARTIFACTS / name)
+            context.close()
+    assert all(p.stat().st_size > 10_000 for p in shots)
