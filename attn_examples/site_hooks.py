@@ -31,7 +31,6 @@ and ultrabug/mkdocs-static-i18n#198):
 from __future__ import annotations
 
 import os
-import re
 import posixpath
 from pathlib import Path
 from typing import Any
@@ -168,4 +167,3 @@ def on_post_build(config: MkDocsConfig) -> None:
         jupyter._used_cache_paths = _BuildState.used_cache_paths | existing
     else:
         jupyter._used_cache_paths = _BuildState.used_cache_paths
-

@@ -146,7 +146,7 @@ def short_kernel_name(name: str, limit: int = 72) -> str:
         elif ch == "(" and depth == 0:
             cut = i
             break
-    rest, head = head[cut:], head[:cut]
+    head = head[:cut]
     base = head.split("<")[0]
     head = base + ("<…>" if "<" in head else "")
     if base.rsplit("::", 1)[-1] in _GENERIC_KERNELS:  # name the operation the generic kernel runs
