@@ -43,9 +43,32 @@ def _pyplot():
         "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK, "xtick.color": INK,
         "ytick.color": INK, "axes.facecolor": "none", "figure.facecolor": "none",
         "savefig.transparent": True, "axes.spines.top": False, "axes.spines.right": False,
-        "legend.frameon": False, "svg.hashsalt": "attn",
+        "legend.frameon": False, "svg.hashsalt": "attn", "axes.formatter.use_mathtext": False,
     })
     return plt
+
+
+def FuncFormatter(function):  # noqa: N802 - thin lazy wrappers: importing matplotlib is deferred to drawing
+    from matplotlib.ticker import FuncFormatter as formatter
+
+    return formatter(function)
+
+
+def NullFormatter():  # noqa: N802
+    from matplotlib.ticker import NullFormatter as formatter
+
+    return formatter()
+
+
+def NullLocator():  # noqa: N802
+    from matplotlib.ticker import NullLocator as locator
+
+    return locator()
+
+
+def _plain(value: float, _position: int) -> str:
+    """Tick labels as plain numbers (10, 100, 1,000): cheaper than mathtext and easier to read."""
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
 def _svg(fig: Any, salt: str) -> str:
@@ -110,6 +133,8 @@ def draw_device_time(snap: Snapshot) -> str:
     for yi, d in zip(y, device):
         ax.text(d * 1.04, yi + 0.18, f"{d:,.0f} µs" if d >= 100 else f"{d:,.1f} µs", va="center", fontsize=8)
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y, ids)
     ax.set_xlabel("µs per call (log scale), median; whiskers: interquartile range")
     ax.legend(loc="lower right", ncols=2, bbox_to_anchor=(1.0, 1.0))
@@ -230,8 +255,13 @@ def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
             ax.plot([p.seq_len for p in points], values, marker=MARKERS[variant_id], color=COLORS[variant_id],
                     label=variant_id, linewidth=1.2, markersize=4)
         ax.set_xscale("log", base=2)
+        seqs = sorted({p.seq_len for p in snap.sweep.points})
+        ax.set_xticks(seqs, [f"{s // 1024}k" if s >= 1024 else str(s) for s in seqs])
+        ax.xaxis.set_minor_locator(NullLocator())
         if log_y:
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+            ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"head_dim {head_dim}", fontsize=9)
         ax.set_xlabel("sequence length")
     (axes[0] if len(head_dims) > 1 else axes).set_ylabel(ylabel)
