@@ -201,6 +201,25 @@ def cmd_accept(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_counters(args: argparse.Namespace) -> int:
+    """Add Nsight Compute's hardware counters to a snapshot (recorded as unavailable without ncu)."""
+    from attn_examples import counters
+    from attn_examples.snapshot import write_snapshot
+
+    snap = load_snapshot(args.snapshot)
+    measured = [v for v, r in snap.variants.items() if r.available]
+    data = snap.to_dict()
+    if snap.provenance.device_kind != "cuda":
+        data["counters"] = counters.unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
+    else:
+        data["counters"] = counters.collect(measured)
+    traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
+    path = write_snapshot(data, traces, args.output or snap.root)
+    section = data["counters"]
+    print(f"counters {'added' if section['available'] else 'unavailable: ' + section['reason']}: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -236,6 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--baseline", help="also compare with this committed snapshot (drift of device-time shares)")
     c.add_argument("--tolerance", type=float, default=None, help="drift tolerance (relative)")
     c.set_defaults(func=cmd_check)
+
+    n = sub.add_parser("counters", help="add Nsight Compute hardware counters (one ncu run per variant)")
+    n.add_argument("snapshot")
+    n.add_argument("--output", "-o", help="write here instead of over the snapshot")
+    n.set_defaults(func=cmd_counters)
 
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
     a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")

@@ -216,6 +216,28 @@ class Training:
 
 
 @dataclass
+class CounterKernel:
+    """One kernel as Nsight Compute read it: metric name -> value (units beside)."""
+
+    name: str
+    block: str
+    grid: str
+    metrics: dict[str, float | None]
+    units: dict[str, str]
+
+
+@dataclass
+class Counters:
+    """The optional hardware-counter pass (`attn-examples counters`), or why there is none."""
+
+    available: bool
+    reason: str | None
+    tool: str | None
+    command: str | None
+    variants: dict[str, list[CounterKernel]]
+
+
+@dataclass
 class Snapshot:
     schema_version: int
     device_slug: str
@@ -225,6 +247,7 @@ class Snapshot:
     variants: dict[str, VariantResult]
     sweep: Sweep | None = None          # `measure --extended` only
     training: Training | None = None    # `measure --extended` only
+    counters: Counters | None = None    # `attn-examples counters` only
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:

@@ -43,6 +43,11 @@ for i in 1 2 3; do
   echo "exit $?" >> "$OUT/work/check-run$i.txt"; tail -n 3 "$OUT/work/check-run$i.txt"
 done
 
+if [ "${COUNTERS:-0}" = 1 ]; then   # Nsight Compute pass over run 1 (one ncu process per variant)
+  log "hardware counters (ncu)"
+  /usr/bin/time -f "%e s wall" attn-examples counters "$OUT/work/run1" 2>&1 | tee "$OUT/work/counters.log" | tail -n 5
+fi
+
 # Pack what we have before the long live build, so a time-out there loses nothing else.
 tar -C "$OUT" -czf "$OUT/gpu-results.tar.gz" work && rm -rf "$OUT/work" && mkdir -p "$OUT/work"
 
