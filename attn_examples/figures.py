@@ -48,24 +48,6 @@ def _pyplot():
     return plt
 
 
-def FuncFormatter(function):  # noqa: N802 - thin lazy wrappers: importing matplotlib is deferred to drawing
-    from matplotlib.ticker import FuncFormatter as formatter
-
-    return formatter(function)
-
-
-def NullFormatter():  # noqa: N802
-    from matplotlib.ticker import NullFormatter as formatter
-
-    return formatter()
-
-
-def NullLocator():  # noqa: N802
-    from matplotlib.ticker import NullLocator as locator
-
-    return locator()
-
-
 def _margins(fig: Any, left: float, bottom: float, top: float, right: float = 0.15) -> None:
     """Margins in inches around the axes, room for tick labels, axis labels and legends."""
     width, height = fig.get_size_inches()
@@ -127,6 +109,7 @@ def draw_kernels(snap: Snapshot) -> str:
 
 def draw_device_time(snap: Snapshot) -> str:
     plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     ids = _labels(snap)
     rows = {r["id"]: r for r in views.summary_rows(snap)}
     fig, ax = plt.subplots(figsize=(7, 0.55 * len(ids) + 1.0))
@@ -250,6 +233,7 @@ def draw_registers_occupancy(snap: Snapshot) -> str:
 def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
     """One panel per head dimension: `field` of every sweep point against sequence length."""
     plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
     if snap.sweep is None:
         raise KeyError("this snapshot has no scaling sweep (measure --extended)")
     head_dims = sorted({p.head_dim for p in snap.sweep.points})

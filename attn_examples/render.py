@@ -165,8 +165,6 @@ def article_table(snap: Snapshot, lang: str) -> str:
                f'{t(lang, "kernels_and_copies")} ({t(lang, "ours")})', f'{t(lang, "device_time")} ({t(lang, "quoted")})',
                f'{t(lang, "device_time")} ({t(lang, "ours")})', f'{t(lang, "host_time")} ({t(lang, "quoted")})',
                f'{t(lang, "host_time")} ({t(lang, "ours")})']
-    quoted_time = dict(article.DEVICE_US)
-    quoted_time.update({k: v * 1000 for k, v in article.FWD_CUDA_MS.items()})
     rows = []
     for row in views.summary_rows(snap):
         vid = row["id"]
@@ -174,7 +172,7 @@ def article_table(snap: Snapshot, lang: str) -> str:
         rows.append([
             _e(title(lang, vid)), fmt_num(article.KERNELS.get(vid)),
             fmt_num(ours["kernels"] + ours["memcpys"]) if ours else "–",
-            fmt_us(quoted_time.get(vid)), fmt_us(ours.get("device_us")),
+            fmt_us(article.QUOTED_DEVICE_US.get(vid)), fmt_us(ours.get("device_us")),
             fmt_us(article.HOST_US.get(vid)), fmt_us(ours.get("host_us")),
         ])
     src = article.SOURCE
@@ -345,8 +343,6 @@ def devices_table(snaps: list[Snapshot], lang: str) -> str:
         headers += [f'{_e(snap.provenance.device_name)}: {t(lang, "kernels_or_ops")}',
                     f'{_e(snap.provenance.device_name)}: {t(lang, "device_time")}']
     headers += [f'{t(lang, "article")}: {t(lang, "kernels")}', f'{t(lang, "article")}: {t(lang, "device_time")}']
-    quoted_time = dict(article.DEVICE_US)
-    quoted_time.update({k: v * 1000 for k, v in article.FWD_CUDA_MS.items()})
     rows = []
     for variant_id in snaps[0].variants:
         row = [_e(title(lang, variant_id))]
@@ -358,7 +354,7 @@ def devices_table(snaps: list[Snapshot], lang: str) -> str:
             c = views.counts(result)
             count = c["kernels"] if snap.provenance.device_kind == "cuda" else c["cpu_ops"]
             row += [fmt_num(count), fmt_us(result.timing.device_us.median if result.timing.device_us else None)]
-        row += [fmt_num(article.KERNELS.get(variant_id)), fmt_us(quoted_time.get(variant_id))]
+        row += [fmt_num(article.KERNELS.get(variant_id)), fmt_us(article.QUOTED_DEVICE_US.get(variant_id))]
         rows.append(row)
     shapes = "; ".join(f"{_e(s.provenance.device_name)}: [{s.config.batch}, {s.config.heads}, {s.config.seq_len}, "
                        f"{s.config.head_dim}] {s.config.dtype}" for s in snaps)
