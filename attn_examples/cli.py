@@ -212,7 +212,22 @@ def cmd_counters(args: argparse.Namespace) -> int:
     if snap.provenance.device_kind != "cuda":
         data["counters"] = counters.unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
     else:
-        data["counters"] = counters.collect(measured)
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        log_dir = Path(args.ncu_log) if args.ncu_log else None
+        columns = (TextColumn("[bold]ncu[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.description}"))
+        with Progress(*columns, console=Console(stderr=True)) as bar:
+            task = bar.add_task("starting", total=len(measured))
+            started: list[str] = []
+
+            def advance(variant_id: str) -> None:
+                bar.update(task, description=variant_id, completed=len(started))
+                started.append(variant_id)
+
+            data["counters"] = counters.collect(snap.root, measured, log_dir=log_dir, progress=advance)
+            bar.update(task, completed=len(measured), description="done")
     traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
     path = write_snapshot(data, traces, args.output or snap.root)
     section = data["counters"]
@@ -259,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     n = sub.add_parser("counters", help="add Nsight Compute hardware counters (one ncu run per variant)")
     n.add_argument("snapshot")
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
+    n.add_argument("--ncu-log", metavar="DIR", help="keep each ncu run's whole output here")
     n.set_defaults(func=cmd_counters)
 
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")

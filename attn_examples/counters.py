@@ -2,10 +2,11 @@
 
 Kineto's occupancy is a calculator's estimate; `ncu` reads the counters. For each variant one
 `ncu` process profiles one forward, after warm-up, inside an NVTX range named after the variant,
-with `--clock-control none` (the GPU's clocks are left alone). Where `ncu` is missing or the
-counters are not permitted, the section records why and everything else works without it.
-
-Status: written and tested against ncu's documented CSV layout; not yet run on the H200.
+with `--clock-control none` (the GPU's clocks are left alone) and `--cache-control all` (caches
+flushed before each replay pass, so DRAM bytes are what one cold forward moves). Metrics this GPU
+does not offer (the Hopper-only GMMA pipe on an A100, say) are left out and listed as such. Where
+`ncu` is missing or the counters are not permitted, the section records why and everything else
+works without it.
 """
 
 from __future__ import annotations
@@ -15,28 +16,38 @@ import io
 import shutil
 import subprocess
 import sys
-from typing import Any
+import time
+from pathlib import Path
+from typing import Any, Callable
 
-# Per kernel: DRAM traffic, achieved and theoretical occupancy with the limiting factors, the launch
-# as the hardware saw it, Tensor Core pipe activity (Hopper: HMMA and GMMA pipes), throughput, time.
-METRICS = (
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__maximum_warps_per_active_cycle_pct",
-    "launch__occupancy_limit_registers",
-    "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps",
-    "launch__occupancy_limit_blocks",
-    "launch__registers_per_thread",
-    "launch__shared_mem_per_block_dynamic",
-    "launch__shared_mem_per_block_static",
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__time_duration.sum",
-)
+# What we ask for, and why. Names are ncu's; the base name (before the first '.') must be offered
+# by the device (`ncu --query-metrics`), otherwise the metric is recorded as missing.
+METRICS: dict[str, str] = {
+    "dram__bytes_read.sum": "HBM bytes read",
+    "dram__bytes_write.sum": "HBM bytes written",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occupancy",
+    "sm__maximum_warps_per_active_cycle_pct": "theoretical occupancy",
+    "launch__occupancy_limit_registers": "blocks per SM allowed by registers",
+    "launch__occupancy_limit_shared_mem": "blocks per SM allowed by shared memory",
+    "launch__occupancy_limit_warps": "blocks per SM allowed by warps",
+    "launch__occupancy_limit_blocks": "blocks per SM allowed by the block limit",
+    "launch__registers_per_thread": "registers per thread at launch",
+    "launch__shared_mem_per_block_dynamic": "dynamic shared memory per block at launch",
+    "launch__shared_mem_per_block_static": "static shared memory per block at launch",
+    "launch__waves_per_multiprocessor": "waves of blocks per SM",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core (HMMA, mma.sync) busy",
+    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core (GMMA, wgmma) busy",
+    "sm__inst_executed_pipe_tensor_op_hmma.sum": "HMMA instructions",
+    "sm__inst_executed_pipe_tensor_op_gmma.sum": "GMMA instructions",
+    "sm__ops_path_tensor_src_bf16_dst_fp32.sum": "bf16 Tensor Core math operations",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "FP32 fused multiply-adds (per thread)",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "FP32 adds (per thread)",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": "FP32 multiplies (per thread)",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe busy",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM throughput, % of peak",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory throughput, % of peak",
+    "gpu__time_duration.sum": "kernel duration",
+}
 
 
 class CountersError(RuntimeError):
@@ -44,7 +55,7 @@ class CountersError(RuntimeError):
 
 
 def ncu_path() -> str | None:
-    return shutil.which("ncu") or (shutil.which("/usr/local/cuda/bin/ncu"))
+    return shutil.which("ncu") or shutil.which("/usr/local/cuda/bin/ncu")
 
 
 def ncu_version(ncu: str) -> str:
@@ -53,10 +64,33 @@ def ncu_version(ncu: str) -> str:
     return lines[-1].strip() if lines else "unknown"
 
 
-def command(ncu: str, variant_id: str, python: str = sys.executable) -> list[str]:
+def parse_query(text: str) -> set[str]:
+    """Base metric names from `ncu --query-metrics` (first word of each row that looks like one)."""
+    return {line.split()[0] for line in text.splitlines()
+            if line.strip() and "__" in line.split()[0] and not line.startswith("==")}
+
+
+def offered_metrics(ncu: str) -> set[str] | None:
+    """The base names this GPU offers, or None when ncu would not say (then everything is asked for)."""
+    done = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
+    names = parse_query(done.stdout)
+    return names or None
+
+
+def split_metrics(offered: set[str] | None) -> tuple[list[str], list[str]]:
+    """(metrics to request, metrics this device does not offer)."""
+    if offered is None:
+        return list(METRICS), []
+    wanted = [m for m in METRICS if m.split(".")[0] in offered]
+    return wanted, [m for m in METRICS if m not in wanted]
+
+
+def command(ncu: str, snapshot_dir: str, variant_id: str, metrics: list[str],
+            python: str = sys.executable) -> list[str]:
     """One ncu run over one variant's forward (the driver wraps it in an NVTX range)."""
-    return [ncu, "--csv", "--clock-control", "none", "--nvtx", "--nvtx-include", f"{variant_id}/",
-            "--metrics", ",".join(METRICS), python, "-m", "attn_examples.counters_driver", variant_id]
+    return [ncu, "--csv", "--clock-control", "none", "--cache-control", "all",
+            "--nvtx", "--nvtx-include", f"{variant_id}/", "--metrics", ",".join(metrics),
+            python, "-m", "attn_examples.counters_driver", snapshot_dir, variant_id]
 
 
 def _number(text: str) -> float | None:
@@ -70,13 +104,15 @@ def _number(text: str) -> float | None:
 def parse_csv(text: str) -> list[dict[str, Any]]:
     """ncu's details CSV (one row per kernel and metric) into one dict per kernel, in launch order.
 
-    Lines before the header (ncu's own log lines, the program's output) are skipped."""
-    lines = text.splitlines()
+    ncu's own log lines (`==PROF==`, `==WARNING==`) and the program's output are skipped."""
+    lines = [line for line in text.splitlines() if not line.startswith("==")]
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
-        raise CountersError("no CSV header in ncu's output: " + " | ".join(lines[-3:]))
+        raise CountersError("no CSV in ncu's output: " + " | ".join(text.strip().splitlines()[-3:]))
     kernels: dict[str, dict[str, Any]] = {}
     for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        if not row.get("ID", "").isdigit():
+            continue
         kernel = kernels.setdefault(row["ID"], {"name": row.get("Kernel Name", ""),
                                                 "block": row.get("Block Size", ""),
                                                 "grid": row.get("Grid Size", ""), "metrics": {}, "units": {}})
@@ -84,22 +120,39 @@ def parse_csv(text: str) -> list[dict[str, Any]]:
         if name:
             kernel["metrics"][name] = _number(row.get("Metric Value", ""))
             kernel["units"][name] = row.get("Metric Unit", "")
-    return [kernels[key] for key in sorted(kernels, key=lambda k: int(k))]
+    if not kernels:
+        raise CountersError("ncu profiled no kernel (did the NVTX filter match?): "
+                            + " | ".join(text.strip().splitlines()[-3:]))
+    return [kernels[key] for key in sorted(kernels, key=int)]
 
 
 def unavailable(reason: str) -> dict[str, Any]:
-    return {"available": False, "reason": reason, "tool": None, "command": None, "variants": {}}
+    return {"available": False, "reason": reason, "tool": None, "command": None, "missing_metrics": [],
+            "wall_s": None, "variants": {}}
 
 
-def collect(variant_ids: list[str], timeout_s: int = 300) -> dict[str, Any]:
-    """Run ncu once per variant; the section of the snapshot, or why there is none."""
+def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 300, log_dir: Path | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run ncu once per variant; the section of the snapshot, or why there is none.
+
+    `log_dir` keeps each run's whole output (ncu's log and CSV) for whoever debugs it."""
     ncu = ncu_path()
     if ncu is None:
         return unavailable("ncu (Nsight Compute) is not on this machine")
+    started = time.perf_counter()
+    metrics, missing = split_metrics(offered_metrics(ncu))
     variants: dict[str, list[dict[str, Any]]] = {}
     for variant_id in variant_ids:
-        cmd = command(ncu, variant_id)
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        if progress:
+            progress(variant_id)
+        cmd = command(ncu, str(snapshot_dir), variant_id, metrics)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return unavailable(f"{variant_id}: ncu did not finish within {timeout_s} s")
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            (log_dir / f"{variant_id}.log").write_text(" ".join(cmd) + "\n" + done.stdout + done.stderr)
         output = done.stdout + done.stderr
         if "ERR_NVGPUCTRPERM" in output:
             return unavailable("the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)")
@@ -107,5 +160,6 @@ def collect(variant_ids: list[str], timeout_s: int = 300) -> dict[str, Any]:
             variants[variant_id] = parse_csv(done.stdout)
         except CountersError as exc:
             return unavailable(f"{variant_id}: {exc}")
-    return {"available": True, "reason": None, "tool": ncu_version(ncu),
-            "command": " ".join(command("ncu", "<variant>", "python")), "variants": variants}
+    shown = command("ncu", "<snapshot>", "<variant>", metrics, "python")
+    return {"available": True, "reason": None, "tool": ncu_version(ncu), "command": " ".join(shown),
+            "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants}

@@ -27,14 +27,39 @@ HEAD_DIMS = (64, 128)
 MEMORY_FRACTION = 0.6     # refuse shapes whose naive/math intermediates exceed this share of free memory
 
 
-def matmul_peak_tflops(size: int = 8192, repeats: int = 10) -> float:
-    """bf16 matrix product on random data: the Tensor Core ceiling of this GPU, measured."""
-    a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
-    for _ in range(3):
-        a @ b
-    timed = timing.time_cuda({"mm": lambda: a @ b}, repeats)["mm"]
+def matmul_peak_tflops(size: int = 8192, repeats: int = 10, dtype: torch.dtype = torch.bfloat16) -> float:
+    """A square matrix product on random data: bf16 is the Tensor Core ceiling of this GPU; fp32 (TF32
+    off) is the ceiling of the CUDA cores' FFMA, where math's float32 GEMMs run."""
+    a = torch.randn(size, size, device="cuda", dtype=dtype)
+    b = torch.randn(size, size, device="cuda", dtype=dtype)
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        for _ in range(3):
+            a @ b
+        timed = timing.time_cuda({"mm": lambda: a @ b}, repeats)["mm"]
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
     return 2 * size**3 / (timed["device_us"]["median"] * 1e-6) / 1e12
+
+
+def copy_gbps(size_bytes: int = 2**31, repeats: int = 10) -> float:
+    """Device-to-device copy of a large buffer: every byte read once and written once (the HBM roof)."""
+    src = torch.empty(size_bytes, dtype=torch.uint8, device="cuda").random_()
+    dst = torch.empty_like(src)
+    for _ in range(3):
+        dst.copy_(src)
+    timed = timing.time_cuda({"copy": lambda: dst.copy_(src)}, repeats)["copy"]
+    return 2 * size_bytes / (timed["device_us"]["median"] * 1e-6) / 1e9
+
+
+def ceilings(copy_bytes: int = 2**31) -> dict[str, Any]:
+    """The roofline's roofs, measured on this GPU in this run."""
+    result = {"bf16_matmul_tflops": matmul_peak_tflops(dtype=torch.bfloat16),
+              "fp32_matmul_tflops": matmul_peak_tflops(dtype=torch.float32),
+              "copy_gbps": copy_gbps(copy_bytes), "copy_bytes": copy_bytes}
+    torch.cuda.empty_cache()
+    return result
 
 
 def attention_flops(config: AttnConfig) -> float:
@@ -108,9 +133,10 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
             "tflops": attention_flops(config) / (device_us * 1e-6) / 1e12}
 
 
-def sweep(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
+def sweep(base: AttnConfig, bf16_peak_tflops: float, repeats: int = 20, progress=None) -> dict:
+    """`bf16_peak_tflops` comes from `ceilings()`, measured once per run."""
     started = time.perf_counter()
-    peak = matmul_peak_tflops()
+    peak = bf16_peak_tflops
     points = []
     for head_dim in HEAD_DIMS:
         for seq in SEQ_LENS:

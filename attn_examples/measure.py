@@ -220,7 +220,10 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
 
             del inputs, reference
             torch.cuda.empty_cache()
-            extra["sweep"] = ext.sweep(config, progress=lambda d: advance(d, 0))
+            advance("ceilings: bf16 and fp32 matmul, copy", 0)
+            extra["ceilings"] = ext.ceilings()
+            extra["sweep"] = ext.sweep(config, extra["ceilings"]["bf16_matmul_tflops"],
+                                       progress=lambda d: advance(d, 0))
             extra["training"] = ext.training(config, progress=lambda d: advance(d, 0))
     data = {
         "schema_version": SCHEMA_VERSION,

@@ -232,9 +232,21 @@ class Counters:
 
     available: bool
     reason: str | None
-    tool: str | None
-    command: str | None
+    tool: str | None                  # ncu's version line
+    command: str | None               # the exact ncu command, with <snapshot> and <variant> for the arguments
     variants: dict[str, list[CounterKernel]]
+    missing_metrics: list[str] = field(default_factory=list)   # asked for, not offered by this GPU
+    wall_s: float | None = None       # the whole pass, every variant
+
+
+@dataclass
+class Ceilings:
+    """What this GPU reaches on simple work, measured in the same run: the roofline's roofs."""
+
+    bf16_matmul_tflops: float         # 8192^3 bf16 matmul (Tensor Cores)
+    fp32_matmul_tflops: float         # 8192^3 fp32 matmul, TF32 off (FFMA on CUDA cores)
+    copy_gbps: float                  # device-to-device copy of copy_bytes, read + write counted
+    copy_bytes: int
 
 
 @dataclass
@@ -248,6 +260,7 @@ class Snapshot:
     sweep: Sweep | None = None          # `measure --extended` only
     training: Training | None = None    # `measure --extended` only
     counters: Counters | None = None    # `attn-examples counters` only
+    ceilings: Ceilings | None = None    # `measure --extended` only
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:

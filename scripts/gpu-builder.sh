@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One batched run on a GPU builder: install, GPU tests (the whole suite when the docs stack is
-# carried in .whl/; WHOLE_SUITE=0 skips it), three measurements (RUN1_ARGS=--extended for the one
+# carried in .whl/; WHOLE_SUITE=0 skips it), three measurements (RUNS=1: one; RUN1_ARGS=--extended for the one
 # to commit), benchmark, claims and drift per run, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -27,17 +27,20 @@ if [ "${WHOLE_SUITE:-1}" = 1 ] && python3 -c "import mkdocs_static_i18n" 2>/dev/
   python3 -m pytest tests -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-all.log" | tail -n 15
 fi
 
-for i in 1 2 3; do
+RUN_IDS=$(seq 1 "${RUNS:-3}")   # RUNS=1: one measurement, no benchmark
+for i in $RUN_IDS; do
   log "measure run $i"
   extra=""; [ "$i" = 1 ] && extra="${RUN1_ARGS:-}"   # e.g. RUN1_ARGS=--extended: the run to commit
   /usr/bin/time -f "%e s wall" attn-examples measure --device cuda $extra -o "$OUT/work/run$i" 2>&1 \
     | tee "$OUT/work/measure-run$i.log" | tail -n 40
 done
 
-log benchmark
-python3 benchmarks/measure_wall.py --device cuda | tee "$OUT/work/benchmark.json"
-python3 benchmarks/compare_runs.py "$OUT"/work/run1 "$OUT"/work/run2 "$OUT"/work/run3 | tee "$OUT/work/runs.txt"
-for i in 1 2 3; do
+if [ "${RUNS:-3}" -ge 3 ]; then
+  log benchmark
+  python3 benchmarks/measure_wall.py --device cuda | tee "$OUT/work/benchmark.json"
+  python3 benchmarks/compare_runs.py "$OUT"/work/run1 "$OUT"/work/run2 "$OUT"/work/run3 | tee "$OUT/work/runs.txt"
+fi
+for i in $RUN_IDS; do
   log "claims and drift, run $i"
   attn-examples check "$OUT/work/run$i" --baseline snapshots/nvidia-h200 > "$OUT/work/check-run$i.txt" 2>&1
   echo "exit $?" >> "$OUT/work/check-run$i.txt"; tail -n 3 "$OUT/work/check-run$i.txt"
@@ -45,7 +48,9 @@ done
 
 if [ "${COUNTERS:-0}" = 1 ]; then   # Nsight Compute pass over run 1 (one ncu process per variant)
   log "hardware counters (ncu)"
-  /usr/bin/time -f "%e s wall" attn-examples counters "$OUT/work/run1" 2>&1 | tee "$OUT/work/counters.log" | tail -n 5
+  /usr/bin/time -f "%e s wall" attn-examples counters "$OUT/work/run1" --ncu-log "$OUT/work/ncu-logs" 2>&1 \
+    | tee "$OUT/work/counters.log" | tail -n 5
+  attn-examples check "$OUT/work/run1" > "$OUT/work/check-counters.txt" 2>&1; tail -n 3 "$OUT/work/check-counters.txt"
 fi
 
 # Pack what we have before the long live build, so a time-out there loses nothing else.
