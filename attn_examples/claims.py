@@ -113,8 +113,11 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
     parts = claim.metric.split("[")[0].split(".")
     named = parts[1:3] if parts[0] in ("ratio", "diff") else parts[:1]
     for section in list(where.get("requires", [])) + named:
-        if section in ("sweep", "training") and getattr(snap, section) is None:
+        if section in ("sweep", "training", "ceilings") and getattr(snap, section) is None:
             return f"this snapshot has no {section} (measure --extended)"
+        if section == "counters" and (snap.counters is None or not snap.counters.available):
+            return ("this snapshot has no hardware counters (attn-examples counters)" if snap.counters is None
+                    else f"hardware counters unavailable: {snap.counters.reason}")
         if section in VARIANTS and section not in snap.variants:
             return f"variant {section} was not measured in this snapshot"
     if "device_kind" in where and p.device_kind != where["device_kind"]:

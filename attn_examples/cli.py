@@ -203,34 +203,27 @@ def cmd_accept(args: argparse.Namespace) -> int:
 
 def cmd_counters(args: argparse.Namespace) -> int:
     """Add Nsight Compute's hardware counters to a snapshot (recorded as unavailable without ncu)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from attn_examples import counters
-    from attn_examples.snapshot import write_snapshot
 
     snap = load_snapshot(args.snapshot)
-    measured = [v for v, r in snap.variants.items() if r.available]
-    data = snap.to_dict()
-    if snap.provenance.device_kind != "cuda":
-        data["counters"] = counters.unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
-    else:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    ids = counters.default_variants(snap) if not args.variants else args.variants
+    columns = (TextColumn("[bold]ncu[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("starting", total=len(ids))
+        started: list[str] = []
 
-        log_dir = Path(args.ncu_log) if args.ncu_log else None
-        columns = (TextColumn("[bold]ncu[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.description}"))
-        with Progress(*columns, console=Console(stderr=True)) as bar:
-            task = bar.add_task("starting", total=len(measured))
-            started: list[str] = []
+        def advance(variant_id: str) -> None:
+            bar.update(task, description=variant_id, completed=len(started))
+            started.append(variant_id)
 
-            def advance(variant_id: str) -> None:
-                bar.update(task, description=variant_id, completed=len(started))
-                started.append(variant_id)
-
-            data["counters"] = counters.collect(snap.root, measured, log_dir=log_dir, progress=advance)
-            bar.update(task, completed=len(measured), description="done")
-    traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
-    path = write_snapshot(data, traces, args.output or snap.root)
-    section = data["counters"]
+        path, section = counters.add_to_snapshot(snap, ids, output=args.output,
+                                                 log_dir=Path(args.ncu_log) if args.ncu_log else None,
+                                                 progress=advance)
+        bar.update(task, completed=len(ids), description="done")
     print(f"counters {'added' if section['available'] else 'unavailable: ' + section['reason']}: {path}")
     return 0
 
@@ -275,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("snapshot")
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
     n.add_argument("--ncu-log", metavar="DIR", help="keep each ncu run's whole output here")
+    n.add_argument("--variants", nargs="+", metavar="ID", help="default: the article's variants in the snapshot")
     n.set_defaults(func=cmd_counters)
 
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")

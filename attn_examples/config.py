@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 DTYPES = ("bfloat16", "float16", "float32")
+ELEMENT_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,21 @@ class AttnConfig:
     @property
     def profile_steps(self) -> int:
         return self.profile_wait + self.profile_warmup + self.profile_active
+
+    @property
+    def causal_flops(self) -> float:
+        """QKᵀ and PV, halved by the causal mask: 2 · 2 · B · H · S² · D / 2."""
+        return 2.0 * self.batch * self.heads * self.seq_len**2 * self.head_dim
+
+    @property
+    def tensor_bytes(self) -> int:
+        """One of q, k, v or the output."""
+        return self.batch * self.heads * self.seq_len * self.head_dim * ELEMENT_BYTES[self.dtype]
+
+    @property
+    def score_bytes(self) -> int:
+        """One [seq, seq] score matrix per head, in the input dtype."""
+        return self.batch * self.heads * self.seq_len**2 * ELEMENT_BYTES[self.dtype]
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -18,10 +18,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-# What we ask for, and why. Names are ncu's; the base name (before the first '.') must be offered
-# by the device (`ncu --query-metrics`), otherwise the metric is recorded as missing.
+if TYPE_CHECKING:
+    from attn_examples.snapshot import Snapshot
+
+# What we ask for, and why. Names are ncu's; the base name (before the first '.') of a hardware
+# counter must be offered by the device (`ncu --query-metrics`), otherwise the metric is recorded as
+# missing. On the H200 (ncu 2025.3) one HMMA counter covers both mma.sync and wgmma; the GMMA
+# instruction count tells them apart.
 METRICS: dict[str, str] = {
     "dram__bytes_read.sum": "HBM bytes read",
     "dram__bytes_write.sum": "HBM bytes written",
@@ -35,10 +40,11 @@ METRICS: dict[str, str] = {
     "launch__shared_mem_per_block_dynamic": "dynamic shared memory per block at launch",
     "launch__shared_mem_per_block_static": "static shared memory per block at launch",
     "launch__waves_per_multiprocessor": "waves of blocks per SM",
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core (HMMA, mma.sync) busy",
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core (GMMA, wgmma) busy",
-    "sm__inst_executed_pipe_tensor_op_hmma.sum": "HMMA instructions",
-    "sm__inst_executed_pipe_tensor_op_gmma.sum": "GMMA instructions",
+    "lts__t_sectors_op_read.sum": "L2 sectors read (32 B each)",
+    "lts__t_sectors_op_write.sum": "L2 sectors written (32 B each)",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core busy (HMMA and, on Hopper, HGMMA)",
+    "sm__inst_executed_pipe_tensor_op_hmma.sum": "Tensor Core instructions (HMMA, and HGMMA on Hopper)",
+    "sm__inst_executed_pipe_tensor_op_gmma.sum": "warpgroup (wgmma, GMMA) Tensor Core instructions (Hopper)",
     "sm__ops_path_tensor_src_bf16_dst_fp32.sum": "bf16 Tensor Core math operations",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "FP32 fused multiply-adds (per thread)",
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "FP32 adds (per thread)",
@@ -77,11 +83,16 @@ def offered_metrics(ncu: str) -> set[str] | None:
     return names or None
 
 
+# Launch statistics and occupancy's derived metrics are computed from the launch, not read from a
+# counter, and `--query-metrics` does not list them: they are always asked for.
+NOT_LISTED = ("launch__", "sm__maximum_warps_per_active_cycle_pct")
+
+
 def split_metrics(offered: set[str] | None) -> tuple[list[str], list[str]]:
     """(metrics to request, metrics this device does not offer)."""
     if offered is None:
         return list(METRICS), []
-    wanted = [m for m in METRICS if m.split(".")[0] in offered]
+    wanted = [m for m in METRICS if m.startswith(NOT_LISTED) or m.split(".")[0] in offered]
     return wanted, [m for m in METRICS if m not in wanted]
 
 
@@ -163,3 +174,26 @@ def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 3
     shown = command("ncu", "<snapshot>", "<variant>", metrics, "python")
     return {"available": True, "reason": None, "tool": ncu_version(ncu), "command": " ".join(shown),
             "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants}
+
+
+def default_variants(snap: "Snapshot") -> list[str]:
+    """The article's variants that were measured (the compiled ones would compile again under ncu)."""
+    from attn_examples.variants import VARIANTS
+
+    return [v for v, r in snap.variants.items() if r.available and VARIANTS[v].in_article]
+
+
+def add_to_snapshot(snap: "Snapshot", variant_ids: list[str] | None = None, output: str | Path | None = None,
+                    log_dir: Path | None = None, progress: Callable[[str], None] | None = None
+                    ) -> tuple[Path, dict[str, Any]]:
+    """Run the pass over a snapshot and write it back (or to `output`) with its counters section."""
+    from attn_examples.snapshot import write_snapshot
+
+    data = snap.to_dict()
+    if snap.provenance.device_kind != "cuda":
+        data["counters"] = unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
+    else:
+        ids = variant_ids if variant_ids is not None else default_variants(snap)
+        data["counters"] = collect(snap.root, ids, log_dir=log_dir, progress=progress)
+    traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
+    return write_snapshot(data, traces, output or snap.root), data["counters"]

@@ -62,11 +62,6 @@ def ceilings(copy_bytes: int = 2**31) -> dict[str, Any]:
     return result
 
 
-def attention_flops(config: AttnConfig) -> float:
-    """QKᵀ and PV, halved by the causal mask: 2 · 2 · B · H · S² · D / 2."""
-    return 2.0 * config.batch * config.heads * config.seq_len**2 * config.head_dim
-
-
 def _score_bytes(variant: Variant, config: AttnConfig) -> int:
     """Memory the [seq, seq] intermediates of naive and math need at once (about three of them)."""
     element = 4 if variant.id == "sdpa_math" else 2
@@ -130,7 +125,7 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
     device_us = timed["device_us"]["median"]
     return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": True, "reason": None,
             **counts, "device_us": device_us, "peak_memory_bytes": peak,
-            "tflops": attention_flops(config) / (device_us * 1e-6) / 1e12}
+            "tflops": config.causal_flops / (device_us * 1e-6) / 1e12}
 
 
 def sweep(base: AttnConfig, bf16_peak_tflops: float, repeats: int = 20, progress=None) -> dict:

@@ -17,12 +17,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from attn_examples import article, views
+from attn_examples import article, hardware, views
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot, load_trace
 
 FIGURES = ("kernels", "device_time", "timeline", "registers_occupancy", "scaling_time", "scaling_tflops",
-           "scaling_memory")
+           "scaling_memory", "hbm_traffic", "roofline")
+COUNTER_FIGURES = ("hbm_traffic", "roofline")   # drawn from the Nsight Compute pass
 INK = "#010101"  # replaced by currentColor
 COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
     "naive": "#D55E00", "naive_inplace": "#E69F00", "sdpa_math": "#CC79A7",
@@ -270,6 +271,88 @@ def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
     return _svg(fig, f"scaling{field}")
 
 
+def _require_counters(snap: Snapshot) -> None:
+    if not hardware.available(snap):
+        raise KeyError(f"no hardware counters in this snapshot: {hardware.why_unavailable(snap)}")
+
+
+def draw_hbm_traffic(snap: Snapshot) -> str:
+    """HBM bytes per forward (read and written, from the counters) against the two sizes that
+    matter: q, k, v and the output together, and one score matrix."""
+    plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    _require_counters(snap)
+    ids = [v for v in snap.counters.variants if hardware.variant_totals(snap, v)]
+    totals = {v: hardware.variant_totals(snap, v) for v in ids}
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(ids) + 1.3))
+    _margins(fig, left=1.15, bottom=0.55, top=0.45, right=0.75)
+    y = list(range(len(ids)))[::-1]
+    mib = 2**20
+    read = [totals[v]["dram_read_bytes"] / mib for v in ids]
+    write = [totals[v]["dram_write_bytes"] / mib for v in ids]
+    ax.barh(y, read, color=[COLORS[v] for v in ids], height=0.6, label="read from HBM")
+    ax.barh(y, write, left=read, color="none", edgecolor=[COLORS[v] for v in ids], hatch="///", height=0.6,
+            linewidth=0.8, label="written to HBM")
+    for yi, v in zip(y, ids):
+        end = (totals[v]["dram_bytes"]) / mib
+        ax.text(end * 1.06, yi, f"{end:,.0f} MiB · {totals[v]['dram_per_qkvo']:.2f}× q+k+v+o"
+                if totals[v]["dram_per_qkvo"] < 10 else f"{end:,.0f} MiB · {totals[v]['dram_per_score']:.1f}× scores",
+                va="center", fontsize=7.5)
+    qkvo, scores = totals[ids[0]]["qkvo_bytes"] / mib, totals[ids[0]]["score_bytes"] / mib
+    ax.axvline(qkvo, color=INK, linestyle=":", linewidth=0.8)
+    ax.axvline(scores, color=INK, linestyle="--", linewidth=0.8)
+    ax.text(qkvo, len(ids) - 0.35, " q+k+v+o", fontsize=7, va="bottom")
+    ax.text(scores, len(ids) - 0.35, " one score matrix", fontsize=7, va="bottom")
+    ax.set_xscale("log")
+    ax.set_xlim(right=max(r + w for r, w in zip(read, write)) * 12)
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_yticks(y, ids)
+    ax.set_xlabel("MiB moved to and from HBM in one forward (log scale; Nsight Compute, caches flushed)")
+    ax.legend(loc="lower right", ncols=2, bbox_to_anchor=(1.0, 1.04))
+    return _svg(fig, "hbm_traffic")
+
+
+def draw_roofline(snap: Snapshot) -> str:
+    """Every kernel that computes, on roofs measured on the same GPU: copy bandwidth, the FP32
+    (FFMA) matmul and the bf16 Tensor Core matmul."""
+    plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    _require_counters(snap)
+    c = snap.ceilings   # None when the snapshot was not measured with --extended: points without roofs
+    points = hardware.roofline_points(snap)
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    _margins(fig, left=0.7, bottom=0.55, top=0.2, right=0.2)
+    low, high = 0.05, 5000.0
+    if c is not None:
+        slope = c.copy_gbps / 1000   # TFLOP/s per (FLOP/byte) along the bandwidth roof
+        for peak, label, style in ((c.bf16_matmul_tflops, "bf16 matmul", "-"),
+                                   (c.fp32_matmul_tflops, "fp32 matmul (FFMA)", "--")):
+            ridge = peak / slope
+            ax.plot([low, ridge, high], [low * slope, peak, peak], color=INK, linewidth=0.9, linestyle=style)
+            ax.text(high, peak * 1.08, f"{label}: {peak:,.0f} TFLOP/s (measured) ", ha="right", va="bottom",
+                    fontsize=7)
+        ax.text(low * 1.3, low * 1.3 * slope * 1.5, f"copy: {c.copy_gbps:,.0f} GB/s (measured)", rotation=28,
+                fontsize=7, va="bottom")
+    seen = set()
+    for p in points:
+        ax.scatter(p["intensity"], p["tflops"], color=COLORS[p["variant"]], marker=MARKERS[p["variant"]],
+                   s=20 + min(p["duration_us"], 600) / 4, edgecolors=INK, linewidths=0.3, alpha=0.85,
+                   label=None if p["variant"] in seen else p["variant"], zorder=3)
+        seen.add(p["variant"])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, high)
+    ax.set_ylim(0.05, (c.bf16_matmul_tflops if c else max(p["tflops"] for p in points)) * 3)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(_plain))
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("arithmetic intensity: FLOP per HBM byte (counters)")
+    ax.set_ylabel("TFLOP/s achieved (counters)")
+    ax.legend(loc="lower right", fontsize=7, ncols=2, title="marker area: kernel duration", title_fontsize=7)
+    return _svg(fig, "roofline")
+
+
 CACHE_DIR = Path(os.environ.get("ATTN_EXAMPLES_FIGURE_CACHE", Path(__file__).resolve().parent.parent / ".cache" / "figures"))
 
 
@@ -283,7 +366,8 @@ def _draw(snap: Snapshot, name: str, variant_id: str | None) -> str:
     if name == "scaling_memory":
         return _draw_scaling(snap, "peak_memory_bytes", "peak memory per call (MiB)", True)
     return {"kernels": draw_kernels, "device_time": draw_device_time,
-            "registers_occupancy": draw_registers_occupancy}[name](snap)
+            "registers_occupancy": draw_registers_occupancy, "hbm_traffic": draw_hbm_traffic,
+            "roofline": draw_roofline}[name](snap)
 
 
 @functools.lru_cache(maxsize=1)
@@ -291,7 +375,7 @@ def _code_fingerprint() -> str:
     """Changes whenever the drawing code or matplotlib changes, so stale figures are never reused."""
     import importlib.metadata
 
-    source = Path(__file__).read_bytes() + Path(views.__file__).read_bytes()
+    source = b"".join(Path(m.__file__).read_bytes() for m in (article, hardware, views)) + Path(__file__).read_bytes()
     return hashlib.sha256(source + importlib.metadata.version("matplotlib").encode()).hexdigest()[:16]
 
 
@@ -337,7 +421,8 @@ def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) ->
     svg = figure_svg(snap, name, variant_id)
     alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt", "timeline": "timeline_fig_alt",
                "registers_occupancy": "regs_fig_alt", "scaling_time": "scaling_time_alt",
-               "scaling_tflops": "scaling_tflops_alt", "scaling_memory": "scaling_memory_alt"}[name]
+               "scaling_tflops": "scaling_tflops_alt", "scaling_memory": "scaling_memory_alt",
+               "hbm_traffic": "hbm_fig_alt", "roofline": "roofline_fig_alt"}[name]
     alt = t(lang, alt_key).format(title=title(lang, variant_id) if variant_id else "")
     fig_id = f"fig-{name}" + (f"-{variant_id}" if variant_id else "")
     label = html.escape(alt, quote=True)

@@ -6,7 +6,8 @@
   compared with the committed baseline of its device class; a failure fails the build;
 - `{{ key }}` in a page's Markdown becomes a formatted value from that measurement
   (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict;
-  an unknown key fails the build;
+  an unknown key fails the build, except a hardware-counter key when this measurement has no
+  counters (the page's blocks then say why, and the value reads "–");
 - `@root@/` in rendered HTML becomes the page's relative path to the site root;
 - after the build, each measured variant's trace is copied to `traces/<device>/`.
 
@@ -75,6 +76,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> 
                 return render.claim_inline(verdict, m.snapshot.provenance.device_name, lang)
             return render.value(m.snapshot, key, m.live)
         except KeyError as exc:
+            if render.optional_and_missing(m.snapshot, key):
+                return "–"   # the page's blocks say why (no ncu, counters not permitted, ...)
             raise PluginError(f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]}") from None
 
     return _PLACEHOLDER.sub(substitute, markdown)

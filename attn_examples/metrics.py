@@ -17,7 +17,9 @@ A key names one raw value:
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
 - `dispatch.auto`: the backend an un-pinned SDPA call ran
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
-- `device.name|cc|sms|torch|cuda|cudnn|date|kind`
+- `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
+  `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
+- `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes`
 """
 
 from __future__ import annotations
@@ -161,6 +163,43 @@ def _occupancy_metric(snap: Snapshot, parts: list[str]) -> Any:
     raise UnknownMetric(f"unknown occupancy key {'.'.join(['occupancy', *parts])!r} (or no device limits)")
 
 
+def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
+    """counters.<variant>.<field> | counters.qkvo_bytes|score_bytes|tool|wall_s"""
+    from attn_examples import hardware
+
+    sizes = {"qkvo_bytes": 4 * snap.config.tensor_bytes, "score_bytes": snap.config.score_bytes}
+    if len(parts) == 1 and parts[0] in sizes:   # from the shape: known with or without counters
+        return sizes[parts[0]]
+    if not hardware.available(snap):
+        raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
+    run = {"tool": snap.counters.tool, "wall_s": snap.counters.wall_s}
+    if len(parts) == 1 and run.get(parts[0]) is not None:
+        return run[parts[0]]
+    if len(parts) == 2:
+        totals = hardware.variant_totals(snap, parts[0])
+        if totals is None:
+            raise UnknownMetric(f"no counters for variant {parts[0]!r} in this snapshot")
+        if parts[1] in totals and totals[parts[1]] is not None:
+            return totals[parts[1]]
+        if parts[1] == "intensity_per_ridge":      # > 1: past the ridge of the measured bf16 roofline
+            ceilings = _ceilings_metric
+            ridge = ceilings(snap, ["bf16_matmul_tflops"]) * 1e12 / (ceilings(snap, ["copy_gbps"]) * 1e9)
+            return totals["intensity"] / ridge
+        if parts[1] == "theoretical_vs_calculator" and totals["main_theoretical_occupancy_pct"] is not None:
+            # ncu's theoretical occupancy minus our calculator's (occupancy.py) for the same kernel
+            return totals["main_theoretical_occupancy_pct"] - variant_metric(
+                snap, parts[0], "main_theoretical_occupancy_pct")
+    raise UnknownMetric(f"unknown counters key {'.'.join(['counters', *parts])!r}")
+
+
+def _ceilings_metric(snap: Snapshot, parts: list[str]) -> Any:
+    if snap.ceilings is None:
+        raise UnknownMetric("this snapshot has no measured ceilings (measure --extended on a GPU)")
+    if len(parts) == 1 and hasattr(snap.ceilings, parts[0]):
+        return getattr(snap.ceilings, parts[0])
+    raise UnknownMetric(f"unknown ceilings key {'.'.join(['ceilings', *parts])!r}")
+
+
 def metric(snap: Snapshot, key: str) -> Any:
     """The raw value a key names; raises UnknownMetric with the reason."""
     match = _KEY.match(key)
@@ -171,7 +210,8 @@ def metric(snap: Snapshot, key: str) -> Any:
     p = snap.provenance
     if parts[0] == "device" and len(parts) == 2 and arg is None:
         fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
-                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind}
+                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind,
+                  "l2_bytes": p.device_limits.l2_bytes if p.device_limits else None}
         if fields.get(parts[1]) is not None:
             return fields[parts[1]]
     elif parts[0] == "sweep" and arg is None:
@@ -180,6 +220,10 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _training_metric(snap, parts[1:])
     elif parts[0] == "occupancy" and arg is None:
         return _occupancy_metric(snap, parts[1:])
+    elif parts[0] == "counters" and arg is None:
+        return _counters_metric(snap, parts[1:])
+    elif parts[0] == "ceilings" and arg is None:
+        return _ceilings_metric(snap, parts[1:])
     elif head == "dispatch.auto" and arg is None:
         if snap.dispatch.auto_backend is None:
             raise UnknownMetric("the un-pinned SDPA backend was not identified in this snapshot")

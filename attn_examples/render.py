@@ -7,6 +7,7 @@ nowhere else, so both languages show byte-identical numbers.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from attn_examples import article, claims, metrics, views
@@ -194,10 +195,16 @@ def dispatch_note(snap: Snapshot, lang: str) -> str:
 def format_metric(key: str, value: Any) -> str:
     """Format a raw metric by what its key measures; the same text in every language."""
     last = key.split(".")[-1].split("[")[0]
-    if key.startswith("ratio."):
+    if key.startswith("ratio.") or re.search(r"_per_(qkvo|qkv|output|score|causal)$", last):
         return fmt_ratio(value)
     if last.endswith("tflops") and isinstance(value, (int, float)):
-        return f"{value:,.0f} TFLOP/s"
+        return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:,.1f} TFLOP/s"
+    if last.endswith("_gbps"):
+        return f"{value:,.0f} GB/s"
+    if last.endswith("_flops"):
+        return f"{value / 1e9:,.2f} GFLOP"
+    if last.endswith("_share"):
+        return fmt_pct(round(100 * value, 1))
     if last.endswith("_fraction") and isinstance(value, (int, float)):
         return fmt_pct(round(100 * value, 1))
     if isinstance(value, bool):
@@ -217,6 +224,28 @@ def format_metric(key: str, value: Any) -> str:
     if isinstance(value, (int, float)):
         return fmt_num(value, 0 if float(value).is_integer() else 2)
     return str(value)
+
+
+def optional_and_missing(snap: Snapshot, key: str) -> bool:
+    """A key of the optional counters pass (or the ceilings its roofline uses) in a measurement that
+    lacks it: the prose shows "–" instead of failing the build."""
+    from attn_examples import hardware
+
+    parts = key.split(".")
+    section = parts[0]
+    if parts[1:] in (["qkvo_bytes"], ["score_bytes"]):
+        return False
+    return (section == "counters" and not hardware.available(snap)) or (section == "ceilings" and snap.ceilings is None)
+
+
+def counters_status(snap: Snapshot, lang: str) -> str:
+    """The top of the counters page: where the readings come from, or why there are none."""
+    from attn_examples import hardware
+
+    if hardware.available(snap):
+        return counters_source(snap, lang)
+    return (f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
+            f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_dash')}</p></div>")
 
 
 def value(snap: Snapshot, key: str, live: bool) -> str:
@@ -359,3 +388,59 @@ def devices_table(snaps: list[Snapshot], lang: str) -> str:
     shapes = "; ".join(f"{_e(s.provenance.device_name)}: [{s.config.batch}, {s.config.heads}, {s.config.seq_len}, "
                        f"{s.config.head_dim}] {s.config.dtype}" for s in snaps)
     return _table(headers, rows, numeric=set(range(1, len(headers)))) + f'<p class="attn-caption">{shapes}</p>'
+
+
+# ---- hardware counters ---------------------------------------------------------------------------
+
+def _counters_missing(snap: Snapshot, lang: str) -> str:
+    from attn_examples import hardware
+
+    return f'<p class="attn-unavailable">{t(lang, "counters_missing")}: {_e(hardware.why_unavailable(snap))}</p>'
+
+
+def counters_source(snap: Snapshot, lang: str) -> str:
+    """Which ncu read the counters, and the exact command (under every counters table and figure)."""
+    c = snap.counters
+    return (f'<p class="attn-provenance">{t(lang, "counters_tool")} {_e(c.tool)} · {t(lang, "counters_command")} '
+            f"<code>{_e(c.command)}</code></p>")
+
+
+def counters_table(snap: Snapshot, lang: str) -> str:
+    """Per variant: HBM traffic against q+k+v+o and the score matrix, the work and where it ran."""
+    from attn_examples import hardware
+
+    if not hardware.available(snap):
+        return _counters_missing(snap, lang)
+    headers = [t(lang, k) for k in ("variant", "kernels", "hbm_read", "hbm_write", "hbm_total", "x_qkvo", "x_scores",
+                                   "l2_write", "tensor_gflop", "fp32_gflop", "wgmma", "ncu_time")]
+    rows = []
+    for variant_id in snap.counters.variants:
+        s = hardware.variant_totals(snap, variant_id)
+        rows.append([_e(title(lang, variant_id)), fmt_num(s["kernels"]), fmt_bytes(s["dram_read_bytes"]),
+                     fmt_bytes(s["dram_write_bytes"]), fmt_bytes(s["dram_bytes"]), fmt_ratio(s["dram_per_qkvo"]),
+                     fmt_ratio(s["dram_per_score"]), fmt_bytes(s["l2_write_bytes"]),
+                     fmt_num(s["tensor_flops"] / 1e9, 2), fmt_num(s["fp32_flops"] / 1e9, 2),
+                     _tc(lang, s["uses_gmma"]), fmt_us(s["duration_us"])])
+    return _table(headers, rows, numeric=set(range(1, 12)) - {10}) + counters_source(snap, lang)
+
+
+def counter_kernels_table(snap: Snapshot, lang: str) -> str:
+    """Every kernel of every variant: Kineto's estimate beside the counters' theoretical and achieved
+    occupancy, what limits it, and which pipe did the work."""
+    from attn_examples import hardware
+
+    if not hardware.available(snap):
+        return _counters_missing(snap, lang)
+    headers = [t(lang, k) for k in ("variant", "name", "kineto_pct", "ncu_theoretical_pct", "achieved_pct", "limit",
+                                   "registers", "smem", "tensor_busy", "fma_busy", "hbm_total", "ncu_time")]
+    rows, matched = [], True
+    for variant_id in snap.counters.variants:
+        for r in hardware.kernel_rows(snap, variant_id):
+            matched = matched and r["matched_kineto"]
+            rows.append([_e(variant_id), f"<code>{_e(short_kernel_name(r['name'], 48))}</code>",
+                         fmt_pct(r["kineto_est_occupancy_pct"]), fmt_pct(r["theoretical_occupancy_pct"]),
+                         fmt_pct(r["achieved_occupancy_pct"]), _e(r["limiter"] or "–"), fmt_num(r["registers"]),
+                         fmt_bytes(r["shared_memory_bytes"]), fmt_pct(r["tensor_busy_pct"]), fmt_pct(r["fma_busy_pct"]),
+                         fmt_bytes(r["dram_bytes"]), fmt_us(r["duration_us"])])
+    note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
+    return _table(headers, rows, numeric={2, 3, 4, 6, 7, 8, 9, 10, 11}) + note + counters_source(snap, lang)

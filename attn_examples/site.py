@@ -84,7 +84,7 @@ def build_mode() -> str:
 
 def _measure_live() -> Path:
     """Measure the default configuration, the scaling sweep and training on this GPU (what the pages
-    show) and write it as a snapshot under .cache/."""
+    show), add the hardware counters where ncu can read them, and write it as a snapshot under .cache/."""
     from attn_examples.config import AttnConfig
     from attn_examples.measure import measure
     from attn_examples.snapshot import write_snapshot
@@ -93,6 +93,13 @@ def _measure_live() -> Path:
     started = time.perf_counter()
     data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"], extended=True)
     folder = write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
+    from attn_examples import counters
+
+    print("attn-examples: hardware counters (one ncu run per variant)", file=sys.stderr)
+    _, section = counters.add_to_snapshot(load_snapshot(folder), progress=lambda v: print(
+        f"attn-examples: ncu: {v}", file=sys.stderr))
+    if not section["available"]:
+        print(f"attn-examples: no hardware counters: {section['reason']}", file=sys.stderr)
     print(f"attn-examples: live measurement took {time.perf_counter() - started:.1f} s; snapshot: {folder}",
           file=sys.stderr)
     return folder
@@ -171,10 +178,26 @@ class Page:
         return (render.devices_table([m.snapshot, cpu], self.lang)
                 + render.provenance(m.snapshot, self.lang, m.live) + render.provenance(cpu, self.lang, False))
 
-    def figure(self, name: str, variant_id: str | None = None) -> str:
-        from attn_examples import figures
+    def counters_status(self) -> str:
+        """Where the counters come from, or a warning that this measurement has none, and why."""
+        return render.counters_status(self._m().snapshot, self.lang)
 
-        return self._with_provenance(figures.figure_html(self._m().snapshot, name, variant_id, self.lang))
+    def counters(self) -> str:
+        """HBM traffic and work per variant, from Nsight Compute's counters."""
+        return self._with_provenance(render.counters_table(self._m().snapshot, self.lang))
+
+    def counter_kernels(self) -> str:
+        """Every kernel: Kineto's occupancy estimate beside the counters' readings."""
+        return self._with_provenance(render.counter_kernels_table(self._m().snapshot, self.lang))
+
+    def figure(self, name: str, variant_id: str | None = None) -> str:
+        from attn_examples import figures, hardware
+
+        snap = self._m().snapshot
+        if name in figures.COUNTER_FIGURES and not hardware.available(snap):
+            return self._with_provenance(render.counters_table(snap, self.lang))   # says why there are none
+        extra = render.counters_source(snap, self.lang) if name in figures.COUNTER_FIGURES else ""
+        return self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang) + extra)
 
 
 en = Page("en")

@@ -242,6 +242,47 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
         raise AssertionError(f"no perturbation for occupancy.{parts}")
 
 
+_COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from (scaled x3 or /3)
+    "dram_per_qkvo": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+    "dram_per_score": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+    "dram_read_per_qkv": ("dram__bytes_read.sum",),
+    "dram_write_per_output": ("dram__bytes_write.sum",),
+    "l2_write_per_output": ("lts__t_sectors_op_write.sum",),
+    "main_achieved_occupancy_pct": ("sm__warps_active.avg.pct_of_peak_sustained_active",),
+    "main_fma_busy_pct": ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",),
+    "fp32_flops_per_causal": ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                              "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                              "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"),
+    "tensor_flops_per_causal": ("sm__ops_path_tensor_src_bf16_dst_fp32.sum",),
+}
+_COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken away down)
+    "theoretical_vs_calculator": ("sm__maximum_warps_per_active_cycle_pct", 10.0),
+    "main_tensor_busy_pct": ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 10.0),
+}
+
+
+def _perturb_counters(data: dict, parts: list[str], up: bool) -> None:
+    variant, field = parts
+    if field == "main_est_occupancy_pct":       # Kineto's side of the comparison
+        return _perturb_variant(data, variant, "main_occupancy_pct", up)
+    kernels = data["counters"]["variants"][variant]
+    for kernel in kernels:
+        m = kernel["metrics"]
+        if field in _COUNTER_SCALED:
+            for name in _COUNTER_SCALED[field]:
+                m[name] *= 3.0 if up else 1 / 3
+        elif field in _COUNTER_SHIFTED:
+            name, amount = _COUNTER_SHIFTED[field]
+            m[name] = m[name] + amount if up else max(m[name] - amount, 0.0)
+        elif field == "gmma_instructions":
+            m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
+        elif field == "intensity_per_ridge":     # more bytes for the same FLOPs: less intensity
+            for name in ("dram__bytes_read.sum", "dram__bytes_write.sum"):
+                m[name] *= 1 / 3 if up else 3.0
+        else:
+            raise AssertionError(f"no perturbation for counters.{variant}.{field}")
+
+
 def perturb(data: dict, key: str, up: bool) -> None:
     """Change the snapshot values that `key` is computed from."""
     head = key.split("[")[0]
@@ -252,6 +293,8 @@ def perturb(data: dict, key: str, up: bool) -> None:
         _perturb_training(data, parts[1:], up)
     elif parts[0] == "occupancy":
         _perturb_occupancy(data, parts[1:], up)
+    elif parts[0] == "counters":
+        _perturb_counters(data, parts[1:], up)
     elif key == "dispatch.auto":
         data["dispatch"]["auto_backend"] = "MATH"
     elif parts[0] in ("fastest", "slowest"):

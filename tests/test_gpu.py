@@ -83,3 +83,31 @@ def test_extended_measurement_pieces_on_cuda():
     assert train["available"] and train["kernels"] > 1
     captured = extended.inplace_autograd(small)
     assert captured["raised"] or captured["max_abs_grad_diff"] is not None
+
+
+def test_ceilings_are_measured_and_ordered():
+    from attn_examples import extended
+
+    c = extended.ceilings(copy_bytes=2**28)
+    assert c["bf16_matmul_tflops"] > c["fp32_matmul_tflops"] > 0 and c["copy_gbps"] > 100
+
+
+def test_counters_pass_reads_one_fused_kernel(tmp_path):
+    """ncu over flash at a small shape: one kernel, q+k+v read from HBM, the launch as ncu saw it.
+    Skipped (not faked) when this GPU builder has no ncu."""
+    from attn_examples import counters, hardware
+    from attn_examples.measure import measure
+
+    if counters.ncu_path() is None:
+        pytest.skip("ncu (Nsight Compute) is not installed on this GPU builder")
+    config = AttnConfig(batch=4, heads=8, seq_len=1024, head_dim=64, timing_repeats=5)
+    data, traces = measure(config, "cuda", ["sdpa_flash"], progress=False, argv=["pytest"])
+    write_snapshot(data, traces, tmp_path / "snap")
+    _, section = counters.add_to_snapshot(load_snapshot(tmp_path / "snap"), ["sdpa_flash"], log_dir=tmp_path / "log")
+    assert section["available"], section["reason"]
+    snap = load_snapshot(tmp_path / "snap")
+    totals = hardware.variant_totals(snap, "sdpa_flash")
+    assert totals["kernels"] == 1 and totals["matched_kineto"]
+    assert 0.9 < totals["dram_read_per_qkv"] < 1.5
+    assert totals["main_registers"] and totals["main_theoretical_occupancy_pct"] > 0
+    assert 0 < totals["main_achieved_occupancy_pct"] <= totals["main_theoretical_occupancy_pct"] + 1

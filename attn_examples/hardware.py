@@ -1,0 +1,167 @@
+"""What the hardware counters say, as plain rows (no torch, no ncu): per kernel, per variant,
+and as roofline points.
+
+ncu profiles one forward per variant in its own process; its kernels are matched to the Kineto
+profile of the snapshot by launch order, and the match is checked by the kernels' base names (the
+two tools demangle differently: `at::` against `at::native::`, `<unnamed>` against
+`(anonymous namespace)`). Values come straight from the counters; the only arithmetic is sums,
+FLOPs (tensor ops, plus FP32 FMA counted twice, adds and multiplies) and their ratios.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from attn_examples import views
+from attn_examples.snapshot import CounterKernel, Snapshot
+
+SECTOR_BYTES = 32
+LIMITERS = ("registers", "shared_mem", "warps", "blocks")
+ROOFLINE_MIN_FLOPS = 1e6      # kernels doing less (copies, fills) have no place on a FLOP/s axis
+
+M = {  # short names for the counters this module reads
+    "read": "dram__bytes_read.sum", "write": "dram__bytes_write.sum",
+    "l2_read": "lts__t_sectors_op_read.sum", "l2_write": "lts__t_sectors_op_write.sum",
+    "achieved": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "theoretical": "sm__maximum_warps_per_active_cycle_pct",
+    "registers": "launch__registers_per_thread", "smem_dynamic": "launch__shared_mem_per_block_dynamic",
+    "smem_static": "launch__shared_mem_per_block_static",
+    "tensor_busy": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "fma_busy": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "gmma": "sm__inst_executed_pipe_tensor_op_gmma.sum",
+    "tensor_ops": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+    "ffma": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "fadd": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "fmul": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "sm_throughput": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "memory_throughput": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "duration_ns": "gpu__time_duration.sum",
+}
+
+
+def available(snap: Snapshot) -> bool:
+    return snap.counters is not None and snap.counters.available
+
+
+def why_unavailable(snap: Snapshot) -> str:
+    if snap.counters is None:
+        return "this snapshot has no hardware-counter pass (attn-examples counters)"
+    return snap.counters.reason or ""
+
+
+def base_name(kernel_name: str) -> str:
+    """The function's own name: `void at::native::foo<8, ...>(...)` -> `foo`."""
+    name = re.sub(r"\(anonymous namespace\)|<unnamed>", "anon", kernel_name)
+    name = re.sub(r"^void\s+", "", name)
+    depth, head = 0, []
+    for ch in name:             # drop template arguments and the parameter list
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0:
+            head.append(ch)
+    return "".join(head).split("::")[-1].strip()
+
+
+def _value(kernel: CounterKernel, short: str) -> float | None:
+    return kernel.metrics.get(M[short])
+
+
+def _limiter(kernel: CounterKernel) -> str | None:
+    """The launch limit that allows the fewest blocks per SM (ties joined with '+')."""
+    limits = {name: kernel.metrics.get(f"launch__occupancy_limit_{name}") for name in LIMITERS}
+    limits = {k: v for k, v in limits.items() if v is not None}
+    if not limits:
+        return None
+    low = min(limits.values())
+    return "+".join(k for k, v in limits.items() if v == low)
+
+
+def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
+    """One row per kernel ncu profiled in the variant's forward, with Kineto's estimate beside it."""
+    if not available(snap) or variant_id not in snap.counters.variants:
+        return []
+    measured = snap.counters.variants[variant_id]
+    result = snap.variants.get(variant_id)
+    kineto = [r for r in views.kernel_rows(result) if r["kind"] == "kernel"] if result else []
+    same = len(kineto) == len(measured) and all(
+        base_name(a["name"]) == base_name(b.name) for a, b in zip(kineto, measured))
+    rows = []
+    for position, kernel in enumerate(measured):
+        v = {short: _value(kernel, short) for short in M}
+        tensor = v["tensor_ops"] or 0.0
+        fp32 = 2 * (v["ffma"] or 0.0) + (v["fadd"] or 0.0) + (v["fmul"] or 0.0)
+        dram = (v["read"] or 0.0) + (v["write"] or 0.0)
+        seconds = (v["duration_ns"] or 0.0) * 1e-9
+        flops = tensor + fp32
+        smem = None if v["smem_dynamic"] is None else int(v["smem_dynamic"] + (v["smem_static"] or 0))
+        rows.append({
+            "position": position + 1, "name": kernel.name, "block": kernel.block, "grid": kernel.grid,
+            "kineto_est_occupancy_pct": kineto[position]["est_occupancy_pct"] if same else None,
+            "achieved_occupancy_pct": v["achieved"], "theoretical_occupancy_pct": v["theoretical"],
+            "limiter": _limiter(kernel), "registers": None if v["registers"] is None else int(v["registers"]),
+            "shared_memory_bytes": smem,
+            "dram_read_bytes": v["read"], "dram_write_bytes": v["write"], "dram_bytes": dram,
+            "l2_write_bytes": None if v["l2_write"] is None else v["l2_write"] * SECTOR_BYTES,
+            "tensor_busy_pct": v["tensor_busy"], "fma_busy_pct": v["fma_busy"],
+            "gmma_instructions": v["gmma"], "tensor_flops": tensor, "fp32_flops": fp32, "flops": flops,
+            "duration_us": seconds * 1e6, "sm_throughput_pct": v["sm_throughput"],
+            "memory_throughput_pct": v["memory_throughput"],
+            "intensity": flops / dram if dram else None,
+            "tflops": flops / seconds / 1e12 if seconds else None,
+            "matched_kineto": same,
+        })
+    return rows
+
+
+def main_row(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The kernel with the longest duration under ncu (the same choice views.main_kernel makes)."""
+    return max(rows, key=lambda r: r["duration_us"]) if rows else None
+
+
+def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
+    """One forward of one variant, summed over its kernels; ratios to the sizes that matter."""
+    rows = kernel_rows(snap, variant_id)
+    if not rows:
+        return None
+    c = snap.config
+    total = {key: sum(r[key] or 0.0 for r in rows)
+             for key in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_write_bytes", "tensor_flops",
+                         "fp32_flops", "flops", "gmma_instructions", "duration_us")}
+    busy_time = sum((r["tensor_busy_pct"] or 0.0) * r["duration_us"] for r in rows)
+    main = main_row(rows)
+    return {
+        **total, "kernels": len(rows),
+        "qkvo_bytes": 4 * c.tensor_bytes, "score_bytes": c.score_bytes,
+        "dram_per_qkvo": total["dram_bytes"] / (4 * c.tensor_bytes),
+        "dram_per_score": total["dram_bytes"] / c.score_bytes,
+        "dram_read_per_qkv": total["dram_read_bytes"] / (3 * c.tensor_bytes),
+        "dram_write_per_output": total["dram_write_bytes"] / c.tensor_bytes,
+        "l2_write_per_output": total["l2_write_bytes"] / c.tensor_bytes,
+        "tensor_flops_per_causal": total["tensor_flops"] / c.causal_flops,
+        "fp32_flops_per_causal": total["fp32_flops"] / c.causal_flops,
+        "tensor_flop_share": total["tensor_flops"] / total["flops"] if total["flops"] else 0.0,
+        "intensity": total["flops"] / total["dram_bytes"] if total["dram_bytes"] else 0.0,
+        "tflops": total["flops"] / (total["duration_us"] * 1e-6) / 1e12 if total["duration_us"] else 0.0,
+        "tensor_busy_pct": busy_time / total["duration_us"] if total["duration_us"] else 0.0,
+        "uses_gmma": total["gmma_instructions"] > 0,
+        "main_name": main["name"], "main_achieved_occupancy_pct": main["achieved_occupancy_pct"],
+        "main_theoretical_occupancy_pct": main["theoretical_occupancy_pct"],
+        "main_est_occupancy_pct": main["kineto_est_occupancy_pct"], "main_limiter": main["limiter"],
+        "main_tensor_busy_pct": main["tensor_busy_pct"], "main_fma_busy_pct": main["fma_busy_pct"],
+        "main_registers": main["registers"], "main_shared_memory_bytes": main["shared_memory_bytes"],
+        "main_duration_us": main["duration_us"],
+        "matched_kineto": all(r["matched_kineto"] for r in rows),
+    }
+
+
+def roofline_points(snap: Snapshot) -> list[dict[str, Any]]:
+    """Every kernel that does real arithmetic, as (FLOP per HBM byte, TFLOP/s), with its variant."""
+    points = []
+    for variant_id in snap.counters.variants if available(snap) else []:
+        for row in kernel_rows(snap, variant_id):
+            if row["flops"] >= ROOFLINE_MIN_FLOPS and row["intensity"] and row["tflops"]:
+                points.append({"variant": variant_id, **row})
+    return points
