@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from attn_examples.stamp import stamp
+
 if TYPE_CHECKING:
     from attn_examples.snapshot import Snapshot
 
@@ -50,6 +52,8 @@ METRICS: dict[str, str] = {
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "FP32 adds (per thread)",
     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": "FP32 multiplies (per thread)",
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe busy",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum": "bytes stored to local memory (register spills)",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum": "bytes loaded from local memory (register spills)",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM throughput, % of peak",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory throughput, % of peak",
     "gpu__time_duration.sum": "kernel duration",
@@ -139,7 +143,7 @@ def parse_csv(text: str) -> list[dict[str, Any]]:
 
 def unavailable(reason: str) -> dict[str, Any]:
     return {"available": False, "reason": reason, "tool": None, "command": None, "missing_metrics": [],
-            "wall_s": None, "variants": {}}
+            "wall_s": None, "variants": {}, **stamp()}
 
 
 def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 300, log_dir: Path | None = None,
@@ -173,7 +177,8 @@ def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 3
             return unavailable(f"{variant_id}: {exc}")
     shown = command("ncu", "<snapshot>", "<variant>", metrics, "python")
     return {"available": True, "reason": None, "tool": ncu_version(ncu), "command": " ".join(shown),
-            "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants}
+            "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants,
+            **stamp()}
 
 
 def default_variants(snap: "Snapshot") -> list[str]:

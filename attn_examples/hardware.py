@@ -29,6 +29,8 @@ M = {  # short names for the counters this module reads
     "smem_static": "launch__shared_mem_per_block_static",
     "tensor_busy": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
     "fma_busy": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "local_store": "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+    "local_load": "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
     "gmma": "sm__inst_executed_pipe_tensor_op_gmma.sum",
     "tensor_ops": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
     "ffma": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
@@ -105,6 +107,7 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
             "shared_memory_bytes": smem,
             "dram_read_bytes": v["read"], "dram_write_bytes": v["write"], "dram_bytes": dram,
             "l2_write_bytes": None if v["l2_write"] is None else v["l2_write"] * SECTOR_BYTES,
+            "local_store_bytes": v["local_store"], "local_load_bytes": v["local_load"],
             "tensor_busy_pct": v["tensor_busy"], "fma_busy_pct": v["fma_busy"],
             "gmma_instructions": v["gmma"], "tensor_flops": tensor, "fp32_flops": fp32, "flops": flops,
             "duration_us": seconds * 1e6, "sm_throughput_pct": v["sm_throughput"],
@@ -129,7 +132,8 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     c = snap.config
     total = {key: sum(r[key] or 0.0 for r in rows)
              for key in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_write_bytes", "tensor_flops",
-                         "fp32_flops", "flops", "gmma_instructions", "duration_us")}
+                         "fp32_flops", "flops", "gmma_instructions", "duration_us", "local_store_bytes",
+                         "local_load_bytes")}
     busy_time = sum((r["tensor_busy_pct"] or 0.0) * r["duration_us"] for r in rows)
     main = main_row(rows)
     return {

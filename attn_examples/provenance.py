@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 import platform
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import torch
 
 import attn_examples
-
-REPO = Path(__file__).resolve().parent.parent
+from attn_examples.stamp import git, now, run
 
 
 def device_slug(device: str) -> str:
@@ -24,27 +20,6 @@ def device_slug(device: str) -> str:
         return "cpu"
     name = torch.cuda.get_device_name(torch.device(device))
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _run(cmd: list[str]) -> str | None:
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, cwd=REPO)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
-
-
-def _git() -> tuple[str | None, bool | None]:
-    """Commit of the measured code. ATTN_EXAMPLES_GIT_COMMIT stands in where no .git travels
-    (the GPU builder gets a copy of the working tree); its dirty flag is then unknown."""
-    override = os.environ.get("ATTN_EXAMPLES_GIT_COMMIT")
-    if override:
-        return override, None
-    commit = _run(["git", "rev-parse", "HEAD"])
-    if commit is None:
-        return None, None
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"])
-    return commit, bool(status)
 
 
 def _cpu_name() -> str:
@@ -59,7 +34,7 @@ def _cpu_name() -> str:
 
 def collect(device: str, argv: list[str] | None = None) -> dict:
     """Provenance fields of the snapshot schema, for `device` ('cpu' or 'cuda[:N]')."""
-    commit, dirty = _git()
+    commit, dirty = git()
     info: dict = {
         "device_kind": "cpu" if device == "cpu" else "cuda",
         "device_name": _cpu_name(),
@@ -75,13 +50,13 @@ def collect(device: str, argv: list[str] | None = None) -> dict:
         "cpu": _cpu_name(),
         "git_commit": commit,
         "git_dirty": dirty,
-        "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "measured_at": now(),
         "tool_version": attn_examples.__version__,
         "command": shlex.join(argv if argv is not None else ["attn-examples", *sys.argv[1:]]),
     }
     if device != "cpu":
         props = torch.cuda.get_device_properties(torch.device(device))
-        driver = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+        driver = run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
         info.update(
             device_name=props.name,

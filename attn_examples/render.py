@@ -401,8 +401,10 @@ def _counters_missing(snap: Snapshot, lang: str) -> str:
 def counters_source(snap: Snapshot, lang: str) -> str:
     """Which ncu read the counters, and the exact command (under every counters table and figure)."""
     c = snap.counters
-    return (f'<p class="attn-provenance">{t(lang, "counters_tool")} {_e(c.tool)} · {t(lang, "counters_command")} '
-            f"<code>{_e(c.command)}</code></p>")
+    when = " · ".join(x for x in (c.measured_at and c.measured_at[:10],
+                                  c.git_commit and f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>") if x)
+    return (f'<p class="attn-provenance">{t(lang, "counters_tool")} {_e(c.tool)}{" · " + when if when else ""} · '
+            f'{t(lang, "counters_command")} <code>{_e(c.command)}</code></p>')
 
 
 def counters_table(snap: Snapshot, lang: str) -> str:

@@ -237,6 +237,8 @@ class Counters:
     variants: dict[str, list[CounterKernel]]
     missing_metrics: list[str] = field(default_factory=list)   # asked for, not offered by this GPU
     wall_s: float | None = None       # the whole pass, every variant
+    measured_at: str | None = None    # the pass may run after `measure`, at another commit
+    git_commit: str | None = None
 
 
 @dataclass

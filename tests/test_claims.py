@@ -274,6 +274,8 @@ def _perturb_counters(data: dict, parts: list[str], up: bool) -> None:
         elif field in _COUNTER_SHIFTED:
             name, amount = _COUNTER_SHIFTED[field]
             m[name] = m[name] + amount if up else max(m[name] - amount, 0.0)
+        elif field == "local_store_bytes":
+            m["l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"] = 4096.0 if up else 0.0
         elif field == "gmma_instructions":
             m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
         elif field == "intensity_per_ridge":     # more bytes for the same FLOPs: less intensity
