@@ -52,6 +52,12 @@ def why_unavailable(snap: Snapshot) -> str:
     return snap.counters.reason or ""
 
 
+def tool_name(snap: Snapshot) -> str:
+    """'Nsight Compute 2025.3.1.0' from ncu's version line."""
+    match = re.search(r"Version\s+(\S+)", snap.counters.tool or "")
+    return f"Nsight Compute {match.group(1)}" if match else (snap.counters.tool or "ncu")
+
+
 def base_name(kernel_name: str) -> str:
     """The function's own name: `void at::native::foo<8, ...>(...)` -> `foo`."""
     name = re.sub(r"\(anonymous namespace\)|<unnamed>", "anon", kernel_name)
@@ -101,6 +107,7 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
         smem = None if v["smem_dynamic"] is None else int(v["smem_dynamic"] + (v["smem_static"] or 0))
         rows.append({
             "position": position + 1, "name": kernel.name, "block": kernel.block, "grid": kernel.grid,
+            "kineto_name": kineto[position]["name"] if same else None,
             "kineto_est_occupancy_pct": kineto[position]["est_occupancy_pct"] if same else None,
             "achieved_occupancy_pct": v["achieved"], "theoretical_occupancy_pct": v["theoretical"],
             "limiter": _limiter(kernel), "registers": None if v["registers"] is None else int(v["registers"]),

@@ -172,7 +172,7 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
         return sizes[parts[0]]
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
-    run = {"tool": snap.counters.tool, "wall_s": snap.counters.wall_s}
+    run = {"tool": hardware.tool_name(snap), "wall_s": snap.counters.wall_s}
     if len(parts) == 1 and run.get(parts[0]) is not None:
         return run[parts[0]]
     if len(parts) == 2:

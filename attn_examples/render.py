@@ -45,7 +45,7 @@ def fmt_bytes(value: int | None) -> str:
         return f"{value / 2**20:,.1f} MiB"
     if value >= 2**10:
         return f"{value / 2**10:,.1f} KiB"
-    return f"{value} B"
+    return f"{value:,.0f} B"
 
 
 def fmt_ratio(value: float) -> str:
@@ -195,7 +195,9 @@ def dispatch_note(snap: Snapshot, lang: str) -> str:
 def format_metric(key: str, value: Any) -> str:
     """Format a raw metric by what its key measures; the same text in every language."""
     last = key.split(".")[-1].split("[")[0]
-    if key.startswith("ratio.") or re.search(r"_per_(qkvo|qkv|output|score|causal)$", last):
+    if last == "tensor_flops_per_causal":   # tile arithmetic (9/8, 17/16): every digit it has, no rounding
+        return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
+    if key.startswith("ratio.") or re.search(r"_per_(qkvo|qkv|output|score|causal|ridge)$", last):
         return fmt_ratio(value)
     if last.endswith("tflops") and isinstance(value, (int, float)):
         return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:,.1f} TFLOP/s"
@@ -203,6 +205,8 @@ def format_metric(key: str, value: Any) -> str:
         return f"{value:,.0f} GB/s"
     if last.endswith("_flops"):
         return f"{value / 1e9:,.2f} GFLOP"
+    if last == "intensity":
+        return f"{value:,.0f}"
     if last.endswith("_share"):
         return fmt_pct(round(100 * value, 1))
     if last.endswith("_fraction") and isinstance(value, (int, float)):
@@ -210,7 +214,7 @@ def format_metric(key: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
-        return f"`{value}`" if key.split(".")[0] not in ("device",) else value
+        return f"`{value}`" if key.split(".")[0] not in ("device",) and last != "tool" else value
     if last.endswith("_us"):
         return fmt_us(value)
     if last.endswith("_s") and isinstance(value, (int, float)):
@@ -399,12 +403,18 @@ def _counters_missing(snap: Snapshot, lang: str) -> str:
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:
-    """Which ncu read the counters, and the exact command (under every counters table and figure)."""
+    """Which ncu read the counters, when and at which commit; the exact command folded away."""
+    from attn_examples import hardware
+
     c = snap.counters
-    when = " · ".join(x for x in (c.measured_at and c.measured_at[:10],
-                                  c.git_commit and f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>") if x)
-    return (f'<p class="attn-provenance">{t(lang, "counters_tool")} {_e(c.tool)}{" · " + when if when else ""} · '
-            f'{t(lang, "counters_command")} <code>{_e(c.command)}</code></p>')
+    parts = [f'{t(lang, "counters_tool")} {_e(hardware.tool_name(snap))}']
+    if c.measured_at:
+        parts.append(_e(c.measured_at[:10]))
+    if c.git_commit:
+        parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
+    return (f'<p class="attn-provenance">{" · ".join(parts)}</p>'
+            f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
+            f"<pre><code>{_e(c.command)}</code></pre></details>")
 
 
 def counters_table(snap: Snapshot, lang: str) -> str:
@@ -439,7 +449,7 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
     for variant_id in snap.counters.variants:
         for r in hardware.kernel_rows(snap, variant_id):
             matched = matched and r["matched_kineto"]
-            rows.append([_e(variant_id), f"<code>{_e(short_kernel_name(r['name'], 48))}</code>",
+            rows.append([_e(variant_id), f"<code>{_e(short_kernel_name(r['kineto_name'] or r['name'], 48))}</code>",
                          fmt_pct(r["kineto_est_occupancy_pct"]), fmt_pct(r["theoretical_occupancy_pct"]),
                          fmt_pct(r["achieved_occupancy_pct"]), _e(r["limiter"] or "–"), fmt_num(r["registers"]),
                          fmt_bytes(r["shared_memory_bytes"]), fmt_pct(r["tensor_busy_pct"]), fmt_pct(r["fma_busy_pct"]),
