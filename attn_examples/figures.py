@@ -304,7 +304,7 @@ def draw_hbm_traffic(snap: Snapshot) -> str:
     ax.text(qkvo, len(ids) - 0.35, " q+k+v+o", fontsize=7, va="bottom")
     ax.text(scores, len(ids) - 0.35, " one score matrix", fontsize=7, va="bottom")
     ax.set_xscale("log")
-    ax.set_xlim(right=max(r + w for r, w in zip(read, write)) * 12)
+    ax.set_xlim(min(read) / 5, max(r + w for r, w in zip(read, write)) * 12)   # room left of the smallest bar
     ax.xaxis.set_major_formatter(FuncFormatter(_plain))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y, ids)

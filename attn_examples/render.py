@@ -81,10 +81,12 @@ def provenance(snap: Snapshot, lang: str, live: bool) -> str:
 
 # ---- tables ------------------------------------------------------------------------------------
 
-def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), wide: int | None = None) -> str:
+    """`numeric` columns align right; the `wide` column (a kernel name) gets room and may wrap."""
     head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{h}</th>' for i, h in enumerate(headers))
     body = "".join(
-        "<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{cell}</td>' for i, cell in enumerate(row)) + "</tr>"
+        "<tr>" + "".join(f'<td{" class=num" if i in numeric else " class=wide" if i == wide else ""}>{cell}</td>'
+                         for i, cell in enumerate(row)) + "</tr>"
         for row in rows
     )
     return f'<div class="attn-table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
@@ -113,7 +115,7 @@ def summary_table(snap: Snapshot, lang: str) -> str:
             fmt_num(row["main_registers"]), fmt_pct(row["main_occupancy_pct"]), _tc(lang, row["tensor_cores"]),
             fmt_bytes(row["peak_memory_bytes"]), fmt_sci(row["rel_error"]),
         ])
-    return _table(headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10})
+    return _table(headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10}, wide=5)
 
 
 def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
@@ -139,7 +141,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
             fmt_pct(r["est_occupancy_pct"]), fmt_us(r["dur_us"]),
         ])
     caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
-    return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}) + trace_link(snap, variant_id, lang)
+    return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2) + trace_link(snap, variant_id, lang)
 
 
 def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
@@ -247,7 +249,7 @@ def counters_status(snap: Snapshot, lang: str) -> str:
     from attn_examples import hardware
 
     if hardware.available(snap):
-        return counters_source(snap, lang)
+        return counters_source(snap, lang) + counters_command(snap, lang)
     return (f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
             f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_dash')}</p></div>")
 
@@ -320,7 +322,7 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
         rows.append([f"<code>{_e(name)}</code>", f"<code>{_e(launch)}</code>", fmt_bytes(smem), fmt_num(regs),
                      fmt_num(threads), fmt_pct(kineto), fmt_pct(emulated), fmt_pct(theo), _e(g["theoretical_limit"]),
                      f'{g["count"]}× ({_e(", ".join(sorted(set(g["where"]))))})'])
-    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7})
+    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0)
 
 
 def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
@@ -403,7 +405,7 @@ def _counters_missing(snap: Snapshot, lang: str) -> str:
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:
-    """Which ncu read the counters, when and at which commit; the exact command folded away."""
+    """Which ncu read the counters, when and at which commit (a caption under each counters block)."""
     from attn_examples import hardware
 
     c = snap.counters
@@ -412,9 +414,17 @@ def counters_source(snap: Snapshot, lang: str) -> str:
         parts.append(_e(c.measured_at[:10]))
     if c.git_commit:
         parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
-    return (f'<p class="attn-provenance">{" · ".join(parts)}</p>'
-            f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
-            f"<pre><code>{_e(c.command)}</code></pre></details>")
+    return f'<p class="attn-caption">{" · ".join(parts)}</p>'
+
+
+def counters_command(snap: Snapshot, lang: str) -> str:
+    """The exact ncu command, folded away (after the block's provenance line)."""
+    from attn_examples import hardware
+
+    if not hardware.available(snap):
+        return ""
+    return (f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
+            f"<pre><code>{_e(snap.counters.command)}</code></pre></details>")
 
 
 def counters_table(snap: Snapshot, lang: str) -> str:
@@ -455,4 +465,4 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
                          fmt_bytes(r["shared_memory_bytes"]), fmt_pct(r["tensor_busy_pct"]), fmt_pct(r["fma_busy_pct"]),
                          fmt_bytes(r["dram_bytes"]), fmt_us(r["duration_us"])])
     note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
-    return _table(headers, rows, numeric={2, 3, 4, 6, 7, 8, 9, 10, 11}) + note + counters_source(snap, lang)
+    return _table(headers, rows, numeric={2, 3, 4, 6, 7, 8, 9, 10, 11}, wide=1) + note + counters_source(snap, lang)

@@ -184,11 +184,14 @@ class Page:
 
     def counters(self) -> str:
         """HBM traffic and work per variant, from Nsight Compute's counters."""
-        return self._with_provenance(render.counters_table(self._m().snapshot, self.lang))
+        snap = self._m().snapshot
+        return self._with_provenance(render.counters_table(snap, self.lang)) + render.counters_command(snap, self.lang)
 
     def counter_kernels(self) -> str:
         """Every kernel: Kineto's occupancy estimate beside the counters' readings."""
-        return self._with_provenance(render.counter_kernels_table(self._m().snapshot, self.lang))
+        snap = self._m().snapshot
+        return (self._with_provenance(render.counter_kernels_table(snap, self.lang))
+                + render.counters_command(snap, self.lang))
 
     def figure(self, name: str, variant_id: str | None = None) -> str:
         from attn_examples import figures, hardware
@@ -196,8 +199,11 @@ class Page:
         snap = self._m().snapshot
         if name in figures.COUNTER_FIGURES and not hardware.available(snap):
             return self._with_provenance(render.counters_table(snap, self.lang))   # says why there are none
-        extra = render.counters_source(snap, self.lang) if name in figures.COUNTER_FIGURES else ""
-        return self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang) + extra)
+        if name not in figures.COUNTER_FIGURES:
+            return self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang))
+        return (self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang)
+                                      + render.counters_source(snap, self.lang))
+                + render.counters_command(snap, self.lang))
 
 
 en = Page("en")
