@@ -60,6 +60,14 @@ def _plain(value: float, _position: int) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
+def _log_axis(axis: Any) -> None:
+    """Log-scale ticks as plain numbers (10, 100, 1,000), no minor labels."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _svg(fig: Any, salt: str) -> str:
     """The figure as inline SVG: no XML prolog, no fixed size, unique ids, themed ink."""
     plt = _pyplot()
@@ -110,7 +118,6 @@ def draw_kernels(snap: Snapshot) -> str:
 
 def draw_device_time(snap: Snapshot) -> str:
     plt = _pyplot()
-    from matplotlib.ticker import FuncFormatter, NullFormatter
     ids = _labels(snap)
     rows = {r["id"]: r for r in views.summary_rows(snap)}
     fig, ax = plt.subplots(figsize=(7, 0.55 * len(ids) + 1.0))
@@ -127,8 +134,7 @@ def draw_device_time(snap: Snapshot) -> str:
     for yi, d in zip(y, device):
         ax.text(d * 1.04, yi + 0.18, f"{d:,.0f} µs" if d >= 100 else f"{d:,.1f} µs", va="center", fontsize=8)
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    _log_axis(ax.xaxis)
     ax.set_yticks(y, ids)
     ax.set_xlabel("µs per call (log scale), median; whiskers: interquartile range")
     ax.legend(loc="lower right", ncols=2, bbox_to_anchor=(1.0, 1.0))
@@ -234,7 +240,7 @@ def draw_registers_occupancy(snap: Snapshot) -> str:
 def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
     """One panel per head dimension: `field` of every sweep point against sequence length."""
     plt = _pyplot()
-    from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
+    from matplotlib.ticker import NullLocator
     if snap.sweep is None:
         raise KeyError("this snapshot has no scaling sweep (measure --extended)")
     head_dims = sorted({p.head_dim for p in snap.sweep.points})
@@ -259,8 +265,7 @@ def _draw_scaling(snap: Snapshot, field: str, ylabel: str, log_y: bool) -> str:
         ax.xaxis.set_minor_locator(NullLocator())
         if log_y:
             ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(FuncFormatter(_plain))
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            _log_axis(ax.yaxis)
         ax.set_title(f"head_dim {head_dim}", fontsize=9)
         ax.set_xlabel("sequence length")
     (axes[0] if len(head_dims) > 1 else axes).set_ylabel(ylabel)
@@ -280,7 +285,6 @@ def draw_hbm_traffic(snap: Snapshot) -> str:
     """HBM bytes per forward (read and written, from the counters) against the two sizes that
     matter: q, k, v and the output together, and one score matrix."""
     plt = _pyplot()
-    from matplotlib.ticker import FuncFormatter, NullFormatter
     _require_counters(snap)
     ids = [v for v in snap.counters.variants if hardware.variant_totals(snap, v)]
     totals = {v: hardware.variant_totals(snap, v) for v in ids}
@@ -305,8 +309,7 @@ def draw_hbm_traffic(snap: Snapshot) -> str:
     ax.text(scores, len(ids) - 0.35, " one score matrix", fontsize=7, va="bottom")
     ax.set_xscale("log")
     ax.set_xlim(min(read) / 5, max(r + w for r, w in zip(read, write)) * 12)   # room left of the smallest bar
-    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    _log_axis(ax.xaxis)
     ax.set_yticks(y, ids)
     ax.set_xlabel("MiB moved to and from HBM in one forward (log scale; Nsight Compute, caches flushed)")
     ax.legend(loc="lower right", ncols=2, bbox_to_anchor=(1.0, 1.04))
@@ -317,7 +320,6 @@ def draw_roofline(snap: Snapshot) -> str:
     """Every kernel that computes, on roofs measured on the same GPU: copy bandwidth, the FP32
     (FFMA) matmul and the bf16 Tensor Core matmul."""
     plt = _pyplot()
-    from matplotlib.ticker import FuncFormatter, NullFormatter
     _require_counters(snap)
     c = snap.ceilings   # None when the snapshot was not measured with --extended: points without roofs
     points = hardware.roofline_points(snap)
@@ -344,9 +346,8 @@ def draw_roofline(snap: Snapshot) -> str:
     ax.set_yscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(0.05, (c.bf16_matmul_tflops if c else max(p["tflops"] for p in points)) * 3)
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(_plain))
-        axis.set_minor_formatter(NullFormatter())
+    _log_axis(ax.xaxis)
+    _log_axis(ax.yaxis)
     ax.set_xlabel("arithmetic intensity: FLOP per HBM byte (counters)")
     ax.set_ylabel("TFLOP/s achieved (counters)")
     ax.legend(loc="lower right", fontsize=7, ncols=2, title="marker area: kernel duration", title_fontsize=7)
