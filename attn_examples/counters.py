@@ -48,6 +48,8 @@ METRICS: dict[str, str] = {
     "sm__inst_executed_pipe_tensor_op_hmma.sum": "Tensor Core instructions (HMMA, and HGMMA on Hopper)",
     "sm__inst_executed_pipe_tensor_op_gmma.sum": "warpgroup (wgmma, GMMA) Tensor Core instructions (Hopper)",
     "sm__ops_path_tensor_src_bf16_dst_fp32.sum": "bf16 Tensor Core math operations",
+    "sm__ops_path_tensor_src_fp16.sum": "fp16 Tensor Core math operations",
+    "sm__ops_path_tensor_src_tf32_dst_fp32.sum": "tf32 Tensor Core math operations (float32 inputs)",
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "FP32 fused multiply-adds (per thread)",
     "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": "FP32 adds (per thread)",
     "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": "FP32 multiplies (per thread)",

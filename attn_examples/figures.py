@@ -286,8 +286,8 @@ def draw_hbm_traffic(snap: Snapshot) -> str:
     matter: q, k, v and the output together, and one score matrix."""
     plt = _pyplot()
     _require_counters(snap)
-    ids = [v for v in snap.counters.variants if hardware.variant_totals(snap, v)]
-    totals = {v: hardware.variant_totals(snap, v) for v in ids}
+    totals = {v: hardware.variant_totals(snap, v) for v in snap.counters.variants}
+    ids = [v for v, s in totals.items() if s and s["dram_read_bytes"] is not None and s["dram_write_bytes"] is not None]
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(ids) + 1.3))
     _margins(fig, left=1.15, bottom=0.55, top=0.45, right=0.75)
     y = list(range(len(ids)))[::-1]

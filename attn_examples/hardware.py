@@ -5,7 +5,8 @@ ncu profiles one forward per variant in its own process; its kernels are matched
 profile of the snapshot by launch order, and the match is checked by the kernels' base names (the
 two tools demangle differently: `at::` against `at::native::`, `<unnamed>` against
 `(anonymous namespace)`). Values come straight from the counters; the only arithmetic is sums,
-FLOPs (tensor ops, plus FP32 FMA counted twice, adds and multiplies) and their ratios.
+FLOPs (tensor ops for the input dtype, plus FP32 FMA counted twice, adds and multiplies) and their
+ratios. A counter the snapshot lacks makes every quantity built on it None, never zero.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from attn_examples import views
 from attn_examples.snapshot import CounterKernel, Snapshot
 
 SECTOR_BYTES = 32
+# Tensor Core math operations (an FMA counts 2) by input dtype; the pass asks for all three.
+TENSOR_OPS = {"bfloat16": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+              "float16": "sm__ops_path_tensor_src_fp16.sum",
+              "float32": "sm__ops_path_tensor_src_tf32_dst_fp32.sum"}
 LIMITERS = ("registers", "shared_mem", "warps", "blocks")
 ROOFLINE_MIN_FLOPS = 1e6      # kernels doing less (copies, fills) have no place on a FLOP/s axis
 
@@ -32,7 +37,6 @@ M = {  # short names for the counters this module reads
     "local_store": "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
     "local_load": "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
     "gmma": "sm__inst_executed_pipe_tensor_op_gmma.sum",
-    "tensor_ops": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
     "ffma": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "fadd": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
     "fmul": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
@@ -87,8 +91,18 @@ def _limiter(kernel: CounterKernel) -> str | None:
     return "+".join(k for k, v in limits.items() if v == low)
 
 
+def _sum(*values: float | None) -> float | None:
+    """A sum that stays unknown when one of its terms was not measured (a metric the GPU lacks)."""
+    return None if any(v is None for v in values) else float(sum(values))
+
+
+def _div(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
 def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
-    """One row per kernel ncu profiled in the variant's forward, with Kineto's estimate beside it."""
+    """One row per kernel ncu profiled in the variant's forward, with Kineto's estimate beside it.
+    A quantity whose counter is missing from the snapshot is None, never a silent zero."""
     if not available(snap) or variant_id not in snap.counters.variants:
         return []
     measured = snap.counters.variants[variant_id]
@@ -96,14 +110,15 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     kineto = [r for r in views.kernel_rows(result) if r["kind"] == "kernel"] if result else []
     same = len(kineto) == len(measured) and all(
         base_name(a["name"]) == base_name(b.name) for a, b in zip(kineto, measured))
+    tensor_metric = TENSOR_OPS[snap.config.dtype]
     rows = []
     for position, kernel in enumerate(measured):
         v = {short: _value(kernel, short) for short in M}
-        tensor = v["tensor_ops"] or 0.0
-        fp32 = 2 * (v["ffma"] or 0.0) + (v["fadd"] or 0.0) + (v["fmul"] or 0.0)
-        dram = (v["read"] or 0.0) + (v["write"] or 0.0)
-        seconds = (v["duration_ns"] or 0.0) * 1e-9
-        flops = tensor + fp32
+        tensor = kernel.metrics.get(tensor_metric)
+        fp32 = _sum(*(None if v[k] is None else v[k] * (2 if k == "ffma" else 1) for k in ("ffma", "fadd", "fmul")))
+        dram = _sum(v["read"], v["write"])
+        seconds = None if v["duration_ns"] is None else v["duration_ns"] * 1e-9
+        flops = _sum(tensor, fp32)
         smem = None if v["smem_dynamic"] is None else int(v["smem_dynamic"] + (v["smem_static"] or 0))
         rows.append({
             "position": position + 1, "name": kernel.name, "block": kernel.block, "grid": kernel.grid,
@@ -117,10 +132,10 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
             "local_store_bytes": v["local_store"], "local_load_bytes": v["local_load"],
             "tensor_busy_pct": v["tensor_busy"], "fma_busy_pct": v["fma_busy"],
             "gmma_instructions": v["gmma"], "tensor_flops": tensor, "fp32_flops": fp32, "flops": flops,
-            "duration_us": seconds * 1e6, "sm_throughput_pct": v["sm_throughput"],
+            "duration_us": None if seconds is None else seconds * 1e6, "sm_throughput_pct": v["sm_throughput"],
             "memory_throughput_pct": v["memory_throughput"],
-            "intensity": flops / dram if dram else None,
-            "tflops": flops / seconds / 1e12 if seconds else None,
+            "intensity": _div(flops, dram),
+            "tflops": None if _div(flops, seconds) is None else _div(flops, seconds) / 1e12,
             "matched_kineto": same,
         })
     return rows
@@ -128,7 +143,7 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
 
 def main_row(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The kernel with the longest duration under ncu (the same choice views.main_kernel makes)."""
-    return max(rows, key=lambda r: r["duration_us"]) if rows else None
+    return max(rows, key=lambda r: r["duration_us"] or 0.0) if rows else None
 
 
 def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
@@ -137,27 +152,29 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     if not rows:
         return None
     c = snap.config
-    total = {key: sum(r[key] or 0.0 for r in rows)
+    total = {key: _sum(*(r[key] for r in rows))
              for key in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_write_bytes", "tensor_flops",
                          "fp32_flops", "flops", "gmma_instructions", "duration_us", "local_store_bytes",
                          "local_load_bytes")}
-    busy_time = sum((r["tensor_busy_pct"] or 0.0) * r["duration_us"] for r in rows)
+    busy_time = _sum(*(None if r["tensor_busy_pct"] is None or r["duration_us"] is None
+                       else r["tensor_busy_pct"] * r["duration_us"] for r in rows))
+    seconds = None if total["duration_us"] is None else total["duration_us"] * 1e-6
     main = main_row(rows)
     return {
         **total, "kernels": len(rows),
         "qkvo_bytes": 4 * c.tensor_bytes, "score_bytes": c.score_bytes,
-        "dram_per_qkvo": total["dram_bytes"] / (4 * c.tensor_bytes),
-        "dram_per_score": total["dram_bytes"] / c.score_bytes,
-        "dram_read_per_qkv": total["dram_read_bytes"] / (3 * c.tensor_bytes),
-        "dram_write_per_output": total["dram_write_bytes"] / c.tensor_bytes,
-        "l2_write_per_output": total["l2_write_bytes"] / c.tensor_bytes,
-        "tensor_flops_per_causal": total["tensor_flops"] / c.causal_flops,
-        "fp32_flops_per_causal": total["fp32_flops"] / c.causal_flops,
-        "tensor_flop_share": total["tensor_flops"] / total["flops"] if total["flops"] else 0.0,
-        "intensity": total["flops"] / total["dram_bytes"] if total["dram_bytes"] else 0.0,
-        "tflops": total["flops"] / (total["duration_us"] * 1e-6) / 1e12 if total["duration_us"] else 0.0,
-        "tensor_busy_pct": busy_time / total["duration_us"] if total["duration_us"] else 0.0,
-        "uses_gmma": total["gmma_instructions"] > 0,
+        "dram_per_qkvo": _div(total["dram_bytes"], 4 * c.tensor_bytes),
+        "dram_per_score": _div(total["dram_bytes"], c.score_bytes),
+        "dram_read_per_qkv": _div(total["dram_read_bytes"], 3 * c.tensor_bytes),
+        "dram_write_per_output": _div(total["dram_write_bytes"], c.tensor_bytes),
+        "l2_write_per_output": _div(total["l2_write_bytes"], c.tensor_bytes),
+        "tensor_flops_per_causal": _div(total["tensor_flops"], c.causal_flops),
+        "fp32_flops_per_causal": _div(total["fp32_flops"], c.causal_flops),
+        "tensor_flop_share": _div(total["tensor_flops"], total["flops"]),
+        "intensity": _div(total["flops"], total["dram_bytes"]),
+        "tflops": None if _div(total["flops"], seconds) is None else _div(total["flops"], seconds) / 1e12,
+        "tensor_busy_pct": _div(busy_time, total["duration_us"]),
+        "uses_gmma": None if total["gmma_instructions"] is None else total["gmma_instructions"] > 0,
         "main_name": main["name"], "main_achieved_occupancy_pct": main["achieved_occupancy_pct"],
         "main_theoretical_occupancy_pct": main["theoretical_occupancy_pct"],
         "main_est_occupancy_pct": main["kineto_est_occupancy_pct"], "main_limiter": main["limiter"],
@@ -173,6 +190,6 @@ def roofline_points(snap: Snapshot) -> list[dict[str, Any]]:
     points = []
     for variant_id in snap.counters.variants if available(snap) else []:
         for row in kernel_rows(snap, variant_id):
-            if row["flops"] >= ROOFLINE_MIN_FLOPS and row["intensity"] and row["tflops"]:
+            if (row["flops"] or 0.0) >= ROOFLINE_MIN_FLOPS and row["intensity"] and row["tflops"]:
                 points.append({"variant": variant_id, **row})
     return points

@@ -18,7 +18,7 @@ A key names one raw value:
 - `dispatch.auto`: the backend an un-pinned SDPA call ran
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
 - `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
-  `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
+  `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes`
 """
 
@@ -164,7 +164,7 @@ def _occupancy_metric(snap: Snapshot, parts: list[str]) -> Any:
 
 
 def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
-    """counters.<variant>.<field> | counters.qkvo_bytes|score_bytes|tool|wall_s"""
+    """counters.<variant>.<field> | counters.ratio.<a>.<b>.<field> | counters.qkvo_bytes|score_bytes|tool|wall_s"""
     from attn_examples import hardware
 
     sizes = {"qkvo_bytes": 4 * snap.config.tensor_bytes, "score_bytes": snap.config.score_bytes}
@@ -175,6 +175,8 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
     run = {"tool": hardware.tool_name(snap), "wall_s": snap.counters.wall_s}
     if len(parts) == 1 and run.get(parts[0]) is not None:
         return run[parts[0]]
+    if len(parts) == 4 and parts[0] == "ratio":   # counters.ratio.<a>.<b>.<field>: a's over b's
+        return _counters_metric(snap, [parts[1], parts[3]]) / _counters_metric(snap, [parts[2], parts[3]])
     if len(parts) == 2:
         totals = hardware.variant_totals(snap, parts[0])
         if totals is None:

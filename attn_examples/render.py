@@ -48,8 +48,14 @@ def fmt_bytes(value: int | None) -> str:
     return f"{value:,.0f} B"
 
 
-def fmt_ratio(value: float) -> str:
+def fmt_ratio(value: float | None) -> str:
+    if value is None:
+        return "–"
     return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+
+def _giga(value: float | None) -> str:
+    return fmt_num(None if value is None else value / 1e9, 2)
 
 
 def fmt_sci(value: float | None) -> str:
@@ -199,7 +205,7 @@ def format_metric(key: str, value: Any) -> str:
     last = key.split(".")[-1].split("[")[0]
     if last == "tensor_flops_per_causal":   # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
-    if key.startswith("ratio.") or re.search(r"_per_(qkvo|qkv|output|score|causal|ridge)$", last):
+    if key.startswith(("ratio.", "counters.ratio.")) or re.search(r"_per_(qkvo|qkv|output|score|causal|ridge)$", last):
         return fmt_ratio(value)
     if last.endswith("tflops") and isinstance(value, (int, float)):
         return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:,.1f} TFLOP/s"
@@ -441,8 +447,8 @@ def counters_table(snap: Snapshot, lang: str) -> str:
         rows.append([_e(title(lang, variant_id)), fmt_num(s["kernels"]), fmt_bytes(s["dram_read_bytes"]),
                      fmt_bytes(s["dram_write_bytes"]), fmt_bytes(s["dram_bytes"]), fmt_ratio(s["dram_per_qkvo"]),
                      fmt_ratio(s["dram_per_score"]), fmt_bytes(s["l2_write_bytes"]),
-                     fmt_num(s["tensor_flops"] / 1e9, 2), fmt_num(s["fp32_flops"] / 1e9, 2),
-                     _tc(lang, s["uses_gmma"]), fmt_us(s["duration_us"])])
+                     _giga(s["tensor_flops"]), _giga(s["fp32_flops"]),
+                     "–" if s["uses_gmma"] is None else _tc(lang, s["uses_gmma"]), fmt_us(s["duration_us"])])
     return _table(headers, rows, numeric=set(range(1, 12)) - {10}) + counters_source(snap, lang)
 
 

@@ -254,6 +254,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
                               "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
                               "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"),
     "tensor_flops_per_causal": ("sm__ops_path_tensor_src_bf16_dst_fp32.sum",),
+    "duration_us": ("gpu__time_duration.sum",),
 }
 _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken away down)
     "theoretical_vs_calculator": ("sm__maximum_warps_per_active_cycle_pct", 10.0),
@@ -262,6 +263,9 @@ _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken a
 
 
 def _perturb_counters(data: dict, parts: list[str], up: bool) -> None:
+    if parts[0] == "ratio":                     # numerator one way, denominator the other
+        _perturb_counters(data, [parts[1], parts[3]], up)
+        return _perturb_counters(data, [parts[2], parts[3]], not up)
     variant, field = parts
     if field == "main_est_occupancy_pct":       # Kineto's side of the comparison
         return _perturb_variant(data, variant, "main_occupancy_pct", up)

@@ -111,6 +111,8 @@ def test_hbm_bytes_and_flops_are_summed_and_set_against_the_shape():
     snap = _with_counters([{"dram__bytes_read.sum": 3 * 2**24, "dram__bytes_write.sum": 2**24,
                             "sm__ops_path_tensor_src_bf16_dst_fp32.sum": 2e9,
                             "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6,
+                            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
+                            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
                             "gpu__time_duration.sum": 1e5,
                             "launch__occupancy_limit_registers": 2, "launch__occupancy_limit_shared_mem": 3,
                             "launch__occupancy_limit_warps": 16, "launch__occupancy_limit_blocks": 32}])
@@ -178,3 +180,20 @@ def test_with_counters_present_a_misspelt_counters_key_still_fails_the_build():
         assert "no_such_field" in str(exc)
     else:
         raise AssertionError("a misspelt counters key was accepted")
+
+
+def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
+    """No spill counter in the pass: 'cuDNN stores 0 B to local memory' must not pass by default."""
+    from attn_examples import claims, metrics
+
+    snap = _with_counters([{"dram__bytes_read.sum": 1.0, "dram__bytes_write.sum": 1.0,
+                            "gpu__time_duration.sum": 1.0}], variant="sdpa_cudnn")
+    try:
+        metrics.metric(snap, "counters.sdpa_cudnn.local_store_bytes")
+    except metrics.UnknownMetric:
+        pass
+    else:
+        raise AssertionError("a missing counter read as a number")
+    claim = next(c for c in claims.load_claims() if c.id == "cudnn-no-spills")
+    verdict = claims.evaluate(claim, snap)
+    assert verdict.status == "fail" and "cannot be measured" in verdict.reason
