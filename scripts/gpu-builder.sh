@@ -3,6 +3,8 @@
 # carried in .whl/; WHOLE_SUITE=0 skips it), three measurements (RUNS=1: one; RUN1_ARGS=--extended for the one
 # to commit), benchmark, claims and drift per run, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
+# MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt), one snapshot
+# each, packed as matrix-<name>.tar.gz, then stops.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
 set -uo pipefail  # keep going after a failure: every log comes back
 OUT=${OUT:-$PWD/gpu-out}
@@ -19,6 +21,25 @@ fi
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/work/nvidia-smi.txt"
 (command -v ncu && ncu --version) > "$OUT/work/ncu-version.txt" 2>&1
+
+if [ "${MATRIX:-0}" = 1 ]; then
+  # name | measure arguments | "counters" to add the ncu pass; lines starting with # are skipped
+  grep -v '^#' scripts/matrix.txt | while IFS='|' read -r name args extra; do
+    name=$(echo "$name" | xargs); [ -n "$name" ] || continue
+    log "matrix $name: measure $args"
+    mkdir -p "$OUT/work/$name"
+    /usr/bin/time -f "%e s wall" attn-examples measure --device cuda $args -q -o "$OUT/work/$name/snapshot" </dev/null \
+      > "$OUT/work/$name/measure.log" 2>&1; tail -n 3 "$OUT/work/$name/measure.log"
+    if [ "$(echo "$extra" | xargs)" = counters ]; then
+      log "matrix $name: counters"
+      /usr/bin/time -f "%e s wall" attn-examples counters "$OUT/work/$name/snapshot" </dev/null \
+        > "$OUT/work/$name/counters.log" 2>&1; tail -n 3 "$OUT/work/$name/counters.log"
+    fi
+    attn-examples check "$OUT/work/$name/snapshot" > "$OUT/work/$name/check.txt" 2>&1; tail -n 2 "$OUT/work/$name/check.txt"
+    tar -C "$OUT/work" -czf "$OUT/matrix-$name.tar.gz" "$name" && rm -rf "$OUT/work/$name"
+  done
+  log done; exit 0
+fi
 
 log gpu tests
 python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/work/pytest-gpu.log"
