@@ -1,10 +1,20 @@
 """Stage 4: the prose's statements as data, checked against every build's measurement (no torch).
 
-`claims.yml` beside this file lists each quantitative or structural statement the pages make:
-an id, the metric it rests on (`attn_examples.metrics` keys), a relation and tolerance, where it
-applies (device class, dtype, shape) and the article's own A100 value. Pages cite claims by id
-(`{{ claim.<id> }}`), so a sentence shows the measured value with its verdict; a build whose
-measurement breaks a claim fails, naming the claim, both values, the device and the way out.
+`claims.d/<page>.yml` beside this file lists the statements of one page. Each has an id, the
+metric it rests on (`attn_examples.metrics` keys), a relation and tolerance, where it applies
+(device kind, dtype, shape, sections the measurement must hold) and, where the article states the
+same thing, the key of the article's figure (`attn_examples.article`). There are two kinds:
+
+- a **truth** holds wherever it applies: flash never writes the score matrix, `masked_fill_`
+  removes exactly the copy. A measurement that breaks one fails the build, naming the claim, both
+  values, the device and the way out.
+- an **observation** is what this measurement happens to show: which backend is fastest, whether
+  the GEMMs are launched through the driver API, whether a number matches the article's. Pages
+  branch on it (`{% if holds <id> %}`), so the prose follows the measurement either way, and it
+  never fails a build; a value one device at one configuration has is held by that device's
+  baseline (`drift`), not by a claim.
+
+Pages cite claims by id (`{{ claim.<id> }}`): the measured value with its verdict.
 """
 
 from __future__ import annotations
@@ -17,17 +27,19 @@ from typing import Any
 
 import yaml
 
-from attn_examples import metrics
+from attn_examples import article, metrics
+from attn_examples.config import DTYPES
 from attn_examples.snapshot import Snapshot
 from attn_examples.variants import VARIANTS
 
-CLAIMS_FILE = Path(__file__).resolve().parent / "claims.yml"
+CLAIMS_DIR = Path(__file__).resolve().parent / "claims.d"
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "within", "between", "matches")
+KINDS = ("truth", "observation")
 DRIFT_TOLERANCE = 0.10   # relative, on device-time shares within one run (see drift())
 
 
 class ClaimsError(ValueError):
-    """claims.yml is malformed; the message names the file, the claim and the field."""
+    """A claims file is malformed; the message names the file, the claim and the field."""
 
 
 @dataclass(frozen=True)
@@ -39,15 +51,33 @@ class Claim:
     expected: Any
     tolerance: float = 0.0
     applies: dict[str, Any] = field(default_factory=dict)
-    article: Any = None
-    page: str | None = None
+    article: str | None = None         # key of the article's figure (attn_examples.article)
+    page: str | None = None            # the page whose prose makes the statement
+    kind: str = "truth"
+
+    @property
+    def gates(self) -> bool:
+        """A truth that fails stops the build; an observation only picks the prose."""
+        return self.kind == "truth"
+
+    @property
+    def article_value(self) -> Any:
+        return None if self.article is None else article.quote(f"article.{self.article}").value
+
+    @property
+    def expected_value(self) -> Any:
+        """`expected: {article: <key>}` compares with the article's own figure."""
+        if isinstance(self.expected, dict):
+            return article.quote(f"article.{self.expected['article']}").value
+        return self.expected
 
     def expectation(self) -> str:
+        expected = self.expected_value
         if self.relation == "within":
-            return f"{self.expected} ± {self.tolerance:.0%}"
+            return f"{expected} ± {self.tolerance:.0%}"
         if self.relation == "between":
-            return f"between {self.expected[0]} and {self.expected[1]}"
-        return f"{self.relation} {self.expected}"
+            return f"between {expected[0]} and {expected[1]}"
+        return f"{self.relation} {expected}"
 
 
 @dataclass(frozen=True)
@@ -59,51 +89,98 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.status != "fail"
+        """False only for a truth that applies and does not hold."""
+        return self.status != "fail" or not self.claim.gates
 
 
-_FIELDS = {"id", "statement", "metric", "relation", "expected", "tolerance", "applies", "article", "page"}
-_APPLIES = {"device_kind", "device", "dtype", "shape", "requires"}
+_FIELDS = {"id", "kind", "statement", "metric", "relation", "expected", "tolerance", "applies", "article"}
+_APPLIES = {"device_kind", "dtype", "shape", "requires"}
+_SECTIONS = {"sweep", "training", "ceilings", "counters", "limits"}
 
 
-def load_claims(path: Path = CLAIMS_FILE) -> list[Claim]:
-    """Parse and validate claims.yml."""
+def _check_article_key(where: str, name: str, key: Any) -> None:
+    try:
+        article.quote(f"article.{key}")
+    except (article.UnknownQuote, TypeError):
+        raise ClaimsError(f"{where}: field {name!r}: no figure {key!r} in attn_examples/article.py") from None
+
+
+def _validate(item: Any, where: str, seen: set[str]) -> None:
+    if not isinstance(item, dict):
+        raise ClaimsError(f"{where}: expected a mapping")
+    unknown = set(item) - _FIELDS
+    if unknown:
+        raise ClaimsError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+    for required in ("id", "statement", "metric", "relation", "expected"):
+        if required not in item:
+            raise ClaimsError(f"{where}: field {required!r} missing")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9\-]*", str(item["id"])):
+        raise ClaimsError(f"{where}: field 'id' must be lowercase letters, digits and '-'")
+    if item["id"] in seen:
+        raise ClaimsError(f"{where}: duplicate id (ids are unique across claims.d)")
+    if item.get("kind", "truth") not in KINDS:
+        raise ClaimsError(f"{where}: field 'kind' must be one of {KINDS}")
+    if item["relation"] not in RELATIONS:
+        raise ClaimsError(f"{where}: field 'relation' must be one of {RELATIONS}")
+    if not isinstance(item["statement"], dict) or set(item["statement"]) != {"en", "zh-TW"}:
+        raise ClaimsError(f"{where}: field 'statement' needs exactly 'en' and 'zh-TW'")
+    applies = item.get("applies") or {}
+    if not isinstance(applies, dict) or set(applies) - _APPLIES:
+        raise ClaimsError(f"{where}: field 'applies' takes only {sorted(_APPLIES)} (a value only one device "
+                          "has belongs to its baseline, not to a claim)")
+    if applies.get("device_kind", "cuda") not in ("cuda", "cpu"):
+        raise ClaimsError(f"{where}: field 'applies.device_kind' must be cuda or cpu")
+    if applies.get("dtype", "bfloat16") not in DTYPES:
+        raise ClaimsError(f"{where}: field 'applies.dtype' must be one of {DTYPES}")
+    for section in applies.get("requires", []):
+        if section not in _SECTIONS and section not in VARIANTS:
+            raise ClaimsError(f"{where}: field 'applies.requires': {section!r} is neither a section "
+                              f"({sorted(_SECTIONS)}) nor a variant")
+    expected = item["expected"]
+    if isinstance(expected, dict):
+        if set(expected) != {"article"}:
+            raise ClaimsError(f"{where}: field 'expected': a mapping must be {{article: <key>}}")
+        _check_article_key(where, "expected", expected["article"])
+    if item.get("article") is not None:
+        _check_article_key(where, "article", item["article"])
+    if item["relation"] == "between" and not (isinstance(expected, list) and len(expected) == 2):
+        raise ClaimsError(f"{where}: field 'expected' must be [low, high] for 'between'")
+    if item["relation"] == "within" and not item.get("tolerance"):
+        raise ClaimsError(f"{where}: field 'tolerance' (relative) is required for 'within'")
+
+
+def _load_file(path: Path, seen: set[str]) -> list[Claim]:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise ClaimsError(f"{path}: not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ClaimsError(f"{path}: not valid YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClaimsError(f"{path}: cannot be read: {exc}") from None
+    if raw is None:
+        return []
     if not isinstance(raw, list):
         raise ClaimsError(f"{path}: expected a list of claims")
-    claims, seen = [], set()
+    out = []
     for index, item in enumerate(raw):
         where = f"{path}: claim #{index + 1}"
-        if not isinstance(item, dict):
-            raise ClaimsError(f"{where}: expected a mapping")
-        if "id" in item:
+        if isinstance(item, dict) and "id" in item:
             where = f"{path}: claim {item['id']!r}"
-        unknown = set(item) - _FIELDS
-        if unknown:
-            raise ClaimsError(f"{where}: unknown field {sorted(unknown)[0]!r}")
-        for required in ("id", "statement", "metric", "relation", "expected"):
-            if required not in item:
-                raise ClaimsError(f"{where}: field {required!r} missing")
-        if not re.fullmatch(r"[a-z0-9][a-z0-9\-]*", str(item["id"])):
-            raise ClaimsError(f"{where}: field 'id' must be lowercase letters, digits and '-'")
-        if item["id"] in seen:
-            raise ClaimsError(f"{where}: duplicate id")
+        _validate(item, where, seen)
         seen.add(item["id"])
-        if item["relation"] not in RELATIONS:
-            raise ClaimsError(f"{where}: field 'relation' must be one of {RELATIONS}")
-        if set(item["statement"]) != {"en", "zh-TW"}:
-            raise ClaimsError(f"{where}: field 'statement' needs exactly 'en' and 'zh-TW'")
-        if set(item.get("applies") or {}) - _APPLIES:
-            raise ClaimsError(f"{where}: field 'applies' takes only {sorted(_APPLIES)}")
-        if item["relation"] == "between" and not (isinstance(item["expected"], list) and len(item["expected"]) == 2):
-            raise ClaimsError(f"{where}: field 'expected' must be [low, high] for 'between'")
-        if item["relation"] == "within" and not item.get("tolerance"):
-            raise ClaimsError(f"{where}: field 'tolerance' (relative) is required for 'within'")
-        claims.append(Claim(**{**item, "applies": item.get("applies") or {}}))
-    return claims
+        expected = item["expected"]
+        article_key = item.get("article") or (expected["article"] if isinstance(expected, dict) else None)
+        out.append(Claim(**{**item, "applies": item.get("applies") or {}, "article": article_key,
+                            "page": f"{path.stem}.md"}))
+    return out
+
+
+def load_claims(path: Path = CLAIMS_DIR) -> list[Claim]:
+    """Parse and validate every claims file (a folder of `<page>.yml`, or one file)."""
+    files = sorted(path.glob("*.yml")) if path.is_dir() else [path]
+    seen: set[str] = set()
+    return [claim for file in files for claim in _load_file(file, seen)]
 
 
 def applies(claim: Claim, snap: Snapshot) -> str | None:
@@ -114,7 +191,9 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
     named = parts[1:3] if parts[0] in ("ratio", "diff") else parts[:1]
     for section in list(where.get("requires", [])) + named:
         if section in ("sweep", "training", "ceilings") and getattr(snap, section) is None:
-            return f"this snapshot has no {section} (measure --extended)"
+            return f"this snapshot has no {section} (measure --extended on a GPU)"
+        if section == "limits" and p.device_limits is None:
+            return "this snapshot has no device limits (a GPU measurement has them)"
         if section == "counters" and (snap.counters is None or not snap.counters.available):
             return ("this snapshot has no hardware counters (attn-examples counters)" if snap.counters is None
                     else f"hardware counters unavailable: {snap.counters.reason}")
@@ -122,8 +201,6 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
             return f"variant {section} was not measured in this snapshot"
     if "device_kind" in where and p.device_kind != where["device_kind"]:
         return f"only for {where['device_kind']} devices"
-    if "device" in where and snap.device_slug not in where["device"]:
-        return f"only for {', '.join(where['device'])}"
     if "dtype" in where and c.dtype != where["dtype"]:
         return f"only for {where['dtype']}"
     if "shape" in where and list(c.shape) != list(where["shape"]):
@@ -155,9 +232,11 @@ def evaluate(claim: Claim, snap: Snapshot) -> Verdict:
     try:
         measured = metrics.metric(snap, claim.metric)
     except metrics.UnknownMetric as exc:
+        if not claim.gates:   # an observation about something this measurement lacks says nothing
+            return Verdict(claim, "n/a", None, f"not measured here: {exc}")
         return Verdict(claim, "fail", None, f"cannot be measured: {exc}")
     try:
-        ok = _holds(claim.relation, measured, claim.expected, claim.tolerance)
+        ok = _holds(claim.relation, measured, claim.expected_value, claim.tolerance)
     except TypeError:
         ok = False
     return Verdict(claim, "pass" if ok else "fail", measured,
@@ -169,17 +248,18 @@ def check(snap: Snapshot, claims: list[Claim] | None = None) -> list[Verdict]:
 
 
 def failure_report(snap: Snapshot, verdicts: list[Verdict]) -> str:
-    """What a failed build prints: each broken claim, both values, the device, the way out."""
+    """What a failed build prints: each broken truth, both values, the device, the way out."""
     failed = [v for v in verdicts if not v.ok]
     lines = [f"{len(failed)} claim(s) do not hold on {snap.provenance.device_name} ({snap.device_slug}, "
              f"torch {snap.provenance.torch}, measured {snap.provenance.measured_at}):"]
     for v in failed:
-        article = f"; the article (A100) had {v.claim.article!r}" if v.claim.article is not None else ""
-        lines.append(f"  - claim '{v.claim.id}' ({v.claim.page or 'no page'}): {v.reason}{article}")
-    lines.append("To resolve: if the measurement is right, correct the sentence in both languages and the claim "
-                 f"in {CLAIMS_FILE.name}; if a live build measured it and it should become the published "
-                 "baseline, run `attn-examples accept <live snapshot>` and review the claims; if the "
-                 "measurement is wrong, find out why before changing anything.")
+        quoted = f"; the article ({article.QUOTES['gpu_short'].text}) had {v.claim.article_value!r}" \
+            if v.claim.article is not None else ""
+        lines.append(f"  - claim '{v.claim.id}' (claims.d/{(v.claim.page or '?')[:-3]}.yml): {v.reason}{quoted}")
+    lines.append("To resolve: a truth is meant to hold on every device. If the measurement is right, the "
+                 "statement was not a truth: make it an observation and write the page's other branch, in both "
+                 "languages; if a live build measured it and it should become the published baseline, run "
+                 "`attn-examples accept <live snapshot>`; if the measurement is wrong, find out why first.")
     return "\n".join(lines)
 
 

@@ -201,6 +201,26 @@ def cmd_accept(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pages(args: argparse.Namespace) -> int:
+    """Render the page sources against every committed snapshot (or the ones given), without MkDocs."""
+    from attn_examples import pages
+
+    if args.show:
+        if not args.snapshot or len(args.page) != 1:
+            print("attn-examples pages --show needs one page and one --snapshot", file=sys.stderr)
+            return 2
+        print(pages.show(args.page[0], Path(args.snapshot[0]), args.lang))
+        return 0
+    snapshots = [Path(s) for s in args.snapshot] if args.snapshot else None
+    problems = pages.check(args.page or None, snapshots, run_blocks=not args.no_blocks)
+    for problem in problems:
+        print(problem)
+    checked = len(snapshots) if snapshots else len(pages.committed_snapshots())
+    print(f"{len(problems)} problem(s) in {len(args.page) or len(pages.page_names())} page(s) "
+          f"against {checked} snapshot(s)", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def cmd_counters(args: argparse.Namespace) -> int:
     """Add Nsight Compute's hardware counters to a snapshot (recorded as unavailable without ncu)."""
     from rich.console import Console
@@ -271,6 +291,13 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--variants", nargs="+", metavar="ID", help="default: the article's variants in the snapshot")
     n.set_defaults(func=cmd_counters)
 
+    g = sub.add_parser("pages", help="check the page sources against every committed snapshot (no MkDocs)")
+    g.add_argument("page", nargs="*", help="e.g. naive.md (default: every page)")
+    g.add_argument("--snapshot", action="append", help="check against this snapshot folder (repeatable)")
+    g.add_argument("--no-blocks", action="store_true", help="skip the measured blocks (faster)")
+    g.add_argument("--show", action="store_true", help="print one page as one snapshot renders it")
+    g.add_argument("--lang", default="en", choices=("en", "zh-TW"))
+    g.set_defaults(func=cmd_pages)
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
     a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")
     a.add_argument("--to", help="target folder (default: snapshots/<device-slug>/)")

@@ -60,7 +60,14 @@ TEXT: dict[str, dict[str, str]] = {
         "fma_busy": "FMA pipe busy", "ncu_time": "Kernel time (ncu)", "achieved_pct": "Achieved (counter)",
         "ncu_theoretical_pct": "Theoretical (ncu)", "counters_missing": "Hardware counters are not part of this measurement",
         "counters_tool": "Counters read by",
-        "counters_dash": "Values that come from the counters read \u201c–\u201d on this page; everything measured by the profiler is unaffected.", "counters_command": "The exact ncu command", "hbm_fig_alt": "Bar chart, log scale: bytes each variant reads from and writes to HBM in one forward, measured with Nsight Compute, against the size of q, k, v and the output together and the size of one score matrix.",
+        "counters_how": "The sections below that rest on the counters say so where they would stand; to add them, run `attn-examples counters` on this snapshot on a machine with Nsight Compute.",
+        "role": "What it does", "positions": "Position in the forward",
+        "and_join": " and ", "between": "between {low} and {high}", "within": "{value} ± {tolerance}",
+        "matches": "matches {pattern}",
+        "quoted_article": "Quoted from the article, measured on an {gpu}; not a measurement of ours",
+        "quoted_paper": "Quoted from the paper, on its own hardware; not a measurement of ours",
+        "claim_kind": "Kind", "kind_truth": "truth", "kind_observation": "observation",
+        "observed": "observed here", "not_observed": "not observed here", "counters_command": "The exact ncu command", "hbm_fig_alt": "Bar chart, log scale: bytes each variant reads from and writes to HBM in one forward, measured with Nsight Compute, against the size of q, k, v and the output together and the size of one score matrix.",
         "roofline_fig_alt": "Roofline chart, log-log: every kernel that computes, placed by FLOP per HBM byte and TFLOP/s achieved (both from hardware counters), under roofs measured on the same GPU: copy bandwidth, fp32 matrix product and bf16 matrix product.",
         "match_note": "ncu's kernels matched to the Kineto profile by launch order; every name agrees.",
         "match_broken": "ncu's kernels do not line up with the Kineto profile (different count or names): Kineto's column is left empty.",
@@ -120,7 +127,14 @@ TEXT: dict[str, dict[str, str]] = {
         "fma_busy": "FMA 管線忙碌", "ncu_time": "Kernel 時間（ncu）", "achieved_pct": "實際值（計數器）",
         "ncu_theoretical_pct": "理論值（ncu）", "counters_missing": "這次量測沒有硬體計數器",
         "counters_tool": "計數器讀取工具",
-        "counters_dash": "本頁來自計數器的數值都顯示為「–」；profiler 量到的其他內容不受影響。", "counters_command": "完整的 ncu 指令", "hbm_fig_alt": "長條圖（對數尺度）：各實作一次 forward 從 HBM 讀取與寫入的位元組數，以 Nsight Compute 量測，並標出 q、k、v 與輸出合計的大小，以及一個分數矩陣的大小。",
+        "counters_how": "下方仰賴計數器的段落會在原處說明；要補上計數器，請在裝有 Nsight Compute 的機器上對這份快照執行 `attn-examples counters`。",
+        "role": "用途", "positions": "在 forward 中的位置",
+        "and_join": "與", "between": "介於 {low} 與 {high} 之間", "within": "{value} ± {tolerance}",
+        "matches": "符合 {pattern}",
+        "quoted_article": "引自原文，於 {gpu} 上量測，並非本站的量測",
+        "quoted_paper": "引自論文，於論文自己的硬體上量測，並非本站的量測",
+        "claim_kind": "類型", "kind_truth": "恆真", "kind_observation": "觀察",
+        "observed": "此處觀察到", "not_observed": "此處未觀察到", "counters_command": "完整的 ncu 指令", "hbm_fig_alt": "長條圖（對數尺度）：各實作一次 forward 從 HBM 讀取與寫入的位元組數，以 Nsight Compute 量測，並標出 q、k、v 與輸出合計的大小，以及一個分數矩陣的大小。",
         "roofline_fig_alt": "雙對數 roofline 圖：每個有做運算的 kernel，依每 HBM 位元組的 FLOP 數與實際達到的 TFLOP/s（皆來自硬體計數器）定位；上限線是在同一張 GPU 上量到的複製頻寬、fp32 矩陣乘法與 bf16 矩陣乘法。",
         "match_note": "ncu 的 kernel 依啟動順序對應到 Kineto 的 profile，名稱全部一致。",
         "match_broken": "ncu 的 kernel 與 Kineto 的 profile 對不上（數量或名稱不同），Kineto 欄位留白。",
@@ -141,6 +155,38 @@ VARIANT_TITLES: dict[str, dict[str, str]] = {
     "zh-TW": {"naive": "手寫版（masked_fill）", "naive_inplace": "手寫版（masked_fill_）", "sdpa_math": "SDPA：math",
               "sdpa_efficient": "SDPA：efficient", "sdpa_flash": "SDPA：flash", "sdpa_cudnn": "SDPA：cuDNN",
               "flex": "FlexAttention（編譯）", "naive_compiled": "手寫版，torch.compile"},
+}
+
+
+# The names a sentence uses (tables and legends use VARIANT_TITLES).
+SHORT_TITLES: dict[str, dict[str, str]] = {
+    "en": {"naive": "naive", "naive_inplace": "naive in place", "sdpa_math": "math", "sdpa_efficient": "efficient",
+           "sdpa_flash": "flash", "sdpa_cudnn": "cuDNN", "flex": "FlexAttention", "naive_compiled": "compiled naive"},
+    "zh-TW": {"naive": "手寫版", "naive_inplace": "原位手寫版", "sdpa_math": "math", "sdpa_efficient": "efficient",
+              "sdpa_flash": "flash", "sdpa_cudnn": "cuDNN", "flex": "FlexAttention", "naive_compiled": "編譯後的手寫版"},
+}
+
+# What limits resident blocks, in the calculator's words (occupancy.py) and ncu's (launch__occupancy_limit_*).
+LIMIT_WORDS: dict[str, dict[str, str]] = {
+    "en": {"registers": "registers", "shared memory": "shared memory", "shared_mem": "shared memory",
+           "threads": "threads", "warps": "warps", "blocks": "the block limit", "grid": "the grid",
+           "shared memory above the per-block ceiling": "shared memory above the per-block ceiling"},
+    "zh-TW": {"registers": "暫存器", "shared memory": "共享記憶體", "shared_mem": "共享記憶體",
+              "threads": "執行緒數", "warps": "warp 數", "blocks": "block 數上限", "grid": "grid 大小",
+              "shared memory above the per-block ceiling": "共享記憶體超過每個 block 的上限"},
+}
+
+
+# What a kernel does (views.ROLES), for the table that groups a forward's kernels.
+ROLE_WORDS: dict[str, dict[str, str]] = {
+    "en": {"attention": "fused attention", "combine": "combine split results", "gemm": "matrix product (GEMM)",
+           "fused": "generated fused kernel", "convert": "dtype conversion (copy)", "scale": "multiply (scale)",
+           "fill": "fill", "mask": "mask", "where": "select (where)", "add": "add", "softmax": "softmax",
+           "isneginf": "test for −∞", "reduce": "reduction", "other": "other"},
+    "zh-TW": {"attention": "融合 attention", "combine": "合併分段結果", "gemm": "矩陣乘法（GEMM）",
+              "fused": "產生的融合 kernel", "convert": "型別轉換（複製）", "scale": "乘法（縮放）",
+              "fill": "填值", "mask": "遮罩", "where": "選取（where）", "add": "加法", "softmax": "softmax",
+              "isneginf": "檢查 −∞", "reduce": "歸約", "other": "其他"},
 }
 
 

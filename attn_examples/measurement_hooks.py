@@ -4,10 +4,11 @@
   committed snapshot), so a progress bar shows up front and both languages share it;
 - every claim (`attn_examples/claims.yml`) is checked against it, and a live measurement is
   compared with the committed baseline of its device class; a failure fails the build;
-- `{{ key }}` in a page's Markdown becomes a formatted value from that measurement
-  (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict;
-  an unknown key fails the build, except a hardware-counter key when this measurement has no
-  counters (the page's blocks then say why, and the value reads "–");
+- a page's Markdown is a template over that measurement (`attn_examples.prose`): `{% if … %}`
+  branches keep the text that is true of it, `{{ key }}` becomes a formatted value
+  (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict,
+  `{{ article.<key> }}` a labelled quotation. A value this measurement does not have fails the
+  build, naming the page and the key: the sentence that needs it belongs in a branch;
 - `@root@/` in rendered HTML becomes the page's relative path to the site root;
 - after the build, each measured variant's trace is copied to `traces/<device>/`.
 
@@ -17,7 +18,6 @@ No torch import unless the build measures live.
 from __future__ import annotations
 
 import posixpath
-import re
 import shutil
 from pathlib import Path
 
@@ -25,9 +25,6 @@ import mkdocs.plugins
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
-
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
-
 
 def _site():
     from attn_examples import site
@@ -60,27 +57,23 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> str:
-    from attn_examples import render
+    from attn_examples import prose
 
     m = _site().current()
     lang = page.file.src_uri.split("/", 1)[0]
     lang = lang if lang in ("en", "zh-TW") else "en"
 
-    def substitute(match: re.Match) -> str:
-        key = match.group(1)
+    def value(key: str) -> str:
         try:
-            if key.startswith("claim."):
-                verdict = m.verdicts.get(key[len("claim."):])
-                if verdict is None:
-                    raise KeyError(f"no claim {key[len('claim.'):]!r} in claims.yml")
-                return render.claim_inline(verdict, m.snapshot.provenance.device_name, lang)
-            return render.value(m.snapshot, key, m.live)
-        except KeyError as exc:
-            if render.optional_and_missing(m.snapshot, key):
-                return "–"   # the page's blocks say why (no ncu, counters not permitted, ...)
-            raise PluginError(f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]}") from None
+            return m.value(key, lang)
+        except KeyError as exc:   # UnknownMetric, an unknown quotation, a claim that does not apply
+            raise PluginError(f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]} (a sentence that needs a "
+                              f"value this measurement may lack belongs inside {{% if has … %}})") from None
 
-    return _PLACEHOLDER.sub(substitute, markdown)
+    try:
+        return prose.render(markdown, m, value, where=page.file.src_uri)
+    except prose.ProseError as exc:
+        raise PluginError(str(exc)) from None
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

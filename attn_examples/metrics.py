@@ -10,16 +10,29 @@ A key names one raw value:
   main_launch_api, main_dur_us, main_theoretical_occupancy_pct (the kernel with the largest median
   duration),
   tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
+  main_blocks_per_sm, main_warps_per_block, main_resident_warps, main_theoretical_limit, main_grid_blocks,
+  main_grid_per_sm (the same kernel against the device's limits),
+  main_role (what the main kernel does: views.ROLES),
+  gemm_kernels, gemm_launch_api, gemm_name (the matrix products, by name), gemm_share (their share of
+  the kernel time), unavailable_reason, memcpy_bytes, memset_bytes, memcpy_per_score (copied bytes
+  over one score matrix),
   `op[<aten op>]` (calls of that host op per forward),
-  `kernels_matching[<regex>]` (kernels whose name matches),
-  `launch_api[<regex>]` (the launch call of the first kernel whose name matches)
+  `kernels_matching[<regex>]`, `kernels_not_matching[<regex>]` (kernels whose name does / does not match),
+  `launch_api[<regex>]` (the launch call of the first kernel whose name matches),
+  `main_name_match[<regex>]` (the part of the main kernel's name that matches),
+  `role[<role>]` (kernels of that role: see views.ROLES)
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
-- `dispatch.auto`: the backend an un-pinned SDPA call ran
+- `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that is
+- `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
+  sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes)
+- `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
+  `attn_examples.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
+  smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
 - `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
-- `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes`
+- `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
 """
 
 from __future__ import annotations
@@ -32,6 +45,8 @@ from attn_examples import views
 from attn_examples.snapshot import Snapshot
 
 _KEY = re.compile(r"^(?P<head>[^\[\]]+?)(?:\[(?P<arg>.+)\])?$")
+BACKEND_VARIANTS = {"MATH": "sdpa_math", "EFFICIENT_ATTENTION": "sdpa_efficient",
+                    "FLASH_ATTENTION": "sdpa_flash", "CUDNN_ATTENTION": "sdpa_cudnn"}
 
 
 class UnknownMetric(KeyError):
@@ -45,12 +60,64 @@ def _kernels(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     return [r for r in views.kernel_rows(snap.variants[variant_id]) if r["kind"] == "kernel"]
 
 
+def _limits(snap: Snapshot):
+    """The device's per-SM limits: as the snapshot read them, completed from the architecture table."""
+    from attn_examples import arch
+    from attn_examples.snapshot import DeviceLimits
+
+    p = snap.provenance
+    if p.device_kind != "cuda":
+        raise UnknownMetric(f"{p.device_name} is not a GPU: it has no per-SM limits")
+    try:
+        row = arch.arch(p.compute_capability)
+    except arch.UnknownArch as exc:
+        row = None
+        if p.device_limits is None:
+            raise UnknownMetric(str(exc)) from None
+    measured = p.device_limits
+    if measured is None:
+        measured = DeviceLimits(32, row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes,
+                                row.smem_optin_per_block_bytes, None)
+    return measured, row
+
+
+def _arch_metric(snap: Snapshot, field_name: str) -> Any:
+    from attn_examples import arch
+
+    measured, row = _limits(snap)
+    values = {
+        "regs_per_sm": measured.regs_per_sm, "max_threads_per_sm": measured.max_threads_per_sm,
+        "max_warps_per_sm": (measured.max_threads_per_sm // measured.warp_size) if measured.max_threads_per_sm else None,
+        "smem_per_sm_bytes": measured.smem_per_sm_bytes,
+        "smem_optin_per_block_bytes": measured.smem_per_block_optin_bytes,
+        "max_blocks_per_sm": row.max_blocks_per_sm if row else None,
+        "default_smem_per_block_bytes": arch.DEFAULT_SMEM_PER_BLOCK,
+        "max_regs_per_thread": arch.MAX_REGS_PER_THREAD,
+        "reg_alloc_unit": arch.REG_ALLOC_UNIT,
+        "warp_size": measured.warp_size,
+    }
+    if values.get(field_name) is None:
+        raise UnknownMetric(f"unknown or unmeasured arch key {field_name!r} on {snap.provenance.device_name}")
+    return values[field_name]
+
+
+def _main_occupancy(snap: Snapshot, variant_id: str, main: dict[str, Any]):
+    from attn_examples import occupancy
+
+    measured, _ = _limits(snap)
+    if main["registers_per_thread"] is None or not main["block"]:
+        raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
+    return occupancy.theoretical(main, measured, snap.provenance.compute_capability)
+
+
 def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None = None) -> Any:
     if variant_id not in snap.variants:
         raise UnknownMetric(f"variant {variant_id!r} is not in this snapshot")
     result = snap.variants[variant_id]
     if name == "available":
         return result.available
+    if name == "unavailable_reason" and not result.available:
+        return views.short_reason(result.unavailable_reason)
     if not result.available:
         raise UnknownMetric(f"variant {variant_id!r} is unavailable on {snap.provenance.device_name}: "
                             f"{result.unavailable_reason}")
@@ -59,12 +126,22 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             step = result.profile.steps[0]
             return sum(op.count for op in step.cpu_ops if op.name == arg)
         if name == "kernels_matching":
-            return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"]))
+            return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"], re.I))
+        if name == "role":
+            return sum(1 for r in _kernels(snap, variant_id) if views.kernel_role(r["name"]) == arg)
+        if name == "kernels_not_matching":
+            return sum(1 for r in _kernels(snap, variant_id) if not re.search(arg, r["name"], re.I))
         if name == "launch_api":
             for r in views.kernel_rows(result):
-                if re.search(arg, r["name"]):
+                if re.search(arg, r["name"], re.I):
                     return r["launch_api"]
             raise UnknownMetric(f"no kernel of {variant_id!r} matches {arg!r}")
+        if name == "main_name_match":
+            main = views.main_kernel(result)
+            found = re.search(arg, main["name"]) if main else None
+            if found is None:
+                raise UnknownMetric(f"the main kernel of {variant_id!r} has no part matching {arg!r}")
+            return found.group(0)
         raise UnknownMetric(f"metric {name!r} takes no [argument]")
     counts = views.counts(result)
     if name in counts:
@@ -79,6 +156,28 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         if plain[name] is None:
             raise UnknownMetric(f"{variant_id}.{name} was not measured on {snap.provenance.device_name}")
         return plain[name]
+    if name == "unavailable_reason":
+        raise UnknownMetric(f"variant {variant_id!r} is available on {snap.provenance.device_name}")
+    if name in ("gemm_kernels", "gemm_launch_api", "gemm_name"):
+        gemms = [r for r in _kernels(snap, variant_id) if views.is_gemm(r["name"])]
+        if name == "gemm_kernels":
+            return len(gemms)
+        if not gemms:
+            raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
+        return gemms[0]["launch_api"] if name == "gemm_launch_api" else views.short_kernel_name(gemms[0]["name"])
+    if name == "gemm_share":
+        kernels = _kernels(snap, variant_id)
+        total = sum(r["dur_us"] for r in kernels)
+        if not total:
+            raise UnknownMetric(f"variant {variant_id!r} has no kernel time on {snap.provenance.device_name}")
+        return sum(r["dur_us"] for r in kernels if views.is_gemm(r["name"])) / total
+    if name == "memcpy_per_score":
+        return variant_metric(snap, variant_id, "memcpy_bytes") / snap.config.score_bytes
+    if name in ("memcpy_bytes", "memset_bytes"):
+        sizes = [r["bytes"] for r in views.kernel_rows(result) if r["kind"] == name.split("_")[0] and r["bytes"]]
+        if not sizes:
+            raise UnknownMetric(f"variant {variant_id!r} has no {name.split('_')[0]} on {snap.provenance.device_name}")
+        return sum(sizes)
     if name in ("tensor_core_kernels", "cuda_core_kernels"):
         want = name == "tensor_core_kernels"
         return sum(1 for r in _kernels(snap, variant_id) if r["tensor_cores"] is want)
@@ -86,14 +185,19 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         main = views.main_kernel(result)
         if main is None:
             raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
-        if name == "main_theoretical_occupancy_pct":
-            from attn_examples import occupancy
-
-            limits = snap.provenance.device_limits
-            if limits is None:
-                raise UnknownMetric("this snapshot has no device limits")
-            return occupancy.theoretical(main, limits, int(snap.provenance.compute_capability.split(".")[0])).pct
+        if name in ("main_theoretical_occupancy_pct", "main_blocks_per_sm", "main_resident_warps",
+                    "main_theoretical_limit"):
+            occ = _main_occupancy(snap, variant_id, main)
+            return {"main_theoretical_occupancy_pct": occ.pct, "main_blocks_per_sm": occ.blocks_per_sm,
+                    "main_resident_warps": occ.warps_per_sm, "main_theoretical_limit": occ.limit}[name]
+        if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block"):
+            if not main["grid"] or not main["block"]:
+                raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
+            blocks = math.prod(main["grid"])
+            return {"main_grid_blocks": blocks, "main_grid_per_sm": blocks / snap.provenance.sm_count,
+                    "main_warps_per_block": math.ceil(math.prod(main["block"]) / 32)}[name]
         derived = {"name": main["name"], "short_name": views.short_kernel_name(main["name"]),
+                   "role": views.kernel_role(main["name"]),
                    "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
                    "smem_bytes": main["shared_memory_bytes"],
                    "threads": math.prod(main["block"]) if main["block"] else None,
@@ -213,9 +317,31 @@ def metric(snap: Snapshot, key: str) -> Any:
     if parts[0] == "device" and len(parts) == 2 and arg is None:
         fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
                   "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind,
-                  "l2_bytes": p.device_limits.l2_bytes if p.device_limits else None}
+                  "l2_bytes": p.device_limits.l2_bytes if p.device_limits else None,
+                  "memory_bytes": p.total_memory_bytes}
+        if parts[1] in ("arch", "sm", "mma"):
+            from attn_examples import arch
+
+            if p.device_kind != "cuda":
+                raise UnknownMetric(f"{p.device_name} is not a GPU")
+            try:
+                row = arch.arch(p.compute_capability)
+            except arch.UnknownArch as exc:
+                raise UnknownMetric(str(exc)) from None
+            return {"arch": row.family, "sm": row.sm, "mma": row.mma}[parts[1]]
         if fields.get(parts[1]) is not None:
             return fields[parts[1]]
+    elif parts[0] == "config" and len(parts) == 2 and arg is None:
+        c = snap.config
+        sizes = {"tensor_bytes": c.tensor_bytes, "qkv_bytes": 3 * c.tensor_bytes, "qkvo_bytes": 4 * c.tensor_bytes,
+                 "score_bytes": c.score_bytes, "score_fp32_bytes": c.batch * c.heads * c.seq_len**2 * 4,
+                 "shape": tuple(c.shape), "causal_flops": c.causal_flops}
+        if parts[1] in sizes:
+            return sizes[parts[1]]
+        if hasattr(c, parts[1]):
+            return getattr(c, parts[1])
+    elif parts[0] == "arch" and len(parts) == 2 and arg is None:
+        return _arch_metric(snap, parts[1])
     elif parts[0] == "sweep" and arg is None:
         return _sweep_metric(snap, parts[1:])
     elif parts[0] == "training" and arg is None:
@@ -226,10 +352,15 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _counters_metric(snap, parts[1:])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
-    elif head == "dispatch.auto" and arg is None:
+    elif head in ("dispatch.auto", "dispatch.auto_variant") and arg is None:
         if snap.dispatch.auto_backend is None:
             raise UnknownMetric("the un-pinned SDPA backend was not identified in this snapshot")
-        return snap.dispatch.auto_backend
+        if head == "dispatch.auto":
+            return snap.dispatch.auto_backend
+        variant = BACKEND_VARIANTS.get(snap.dispatch.auto_backend)
+        if variant is None:
+            raise UnknownMetric(f"no variant pins backend {snap.dispatch.auto_backend!r}")
+        return variant
     elif parts[0] in ("fastest", "slowest") and len(parts) == 2 and arg is None:
         measured = {v: variant_metric(snap, v, parts[1]) for v, r in snap.variants.items() if r.available}
         pick = min if parts[0] == "fastest" else max

@@ -15,13 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from attn_examples import views
+from attn_examples.arch import (DEFAULT_SMEM_PER_BLOCK, REG_ALLOC_UNIT, RESERVED_SMEM_PER_BLOCK, SMEM_GRANULARITY,
+                                arch)
 from attn_examples.snapshot import DeviceLimits, Snapshot
-
-DEFAULT_SMEM_PER_BLOCK = 48 * 1024     # what a kernel gets unless it opts in to more
-RESERVED_SMEM_PER_BLOCK = 1024         # sm80 and later reserve 1 KiB of shared memory per block
-SMEM_GRANULARITY = 128
-REG_ALLOC_UNIT = 256                   # registers are allocated per warp in units of 256
-MAX_BLOCKS_PER_SM = {8: 32, 9: 32, 10: 32}
 
 
 @dataclass(frozen=True)
@@ -54,19 +50,19 @@ def _result(blocks: int, limit: str, threads: int, limits: DeviceLimits) -> Occu
     return Occupancy(blocks, warps, 100.0 * warps / max_warps, limit)
 
 
-def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_major: int = 9) -> Occupancy:
+def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_capability: str) -> Occupancy:
     """Resident blocks per SM as the hardware allows them, with the opt-in shared-memory ceiling."""
     threads = math.prod(row["block"])
     blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
-                            limits.smem_per_block_optin_bytes, MAX_BLOCKS_PER_SM.get(compute_major, 32))
+                            limits.smem_per_block_optin_bytes, arch(compute_capability).max_blocks_per_sm)
     return _result(blocks, limit, threads, limits)
 
 
-def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_major: int = 9) -> Occupancy:
+def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_capability: str) -> Occupancy:
     """What Kineto's calculator computes: the default 48 KiB ceiling, capped by grid blocks per SM."""
     threads = math.prod(row["block"])
     blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
-                            DEFAULT_SMEM_PER_BLOCK, MAX_BLOCKS_PER_SM.get(compute_major, 32))
+                            DEFAULT_SMEM_PER_BLOCK, arch(compute_capability).max_blocks_per_sm)
     grid_per_sm = math.prod(row["grid"]) / sm_count
     if blocks and grid_per_sm < blocks:
         warps = grid_per_sm * math.ceil(threads / limits.warp_size)
@@ -97,13 +93,13 @@ def evidence_rows(snap: Snapshot) -> list[dict[str, Any]]:
     limits = snap.provenance.device_limits
     if limits is None or snap.provenance.compute_capability is None:
         return []
-    major = int(snap.provenance.compute_capability.split(".")[0])
+    cc = snap.provenance.compute_capability
     rows = []
     for variant_id, row in _launch_rows(snap):
         if row["registers_per_thread"] is None or not row["block"] or not row["grid"]:
             continue
-        ours = theoretical(row, limits, major)
-        emulated = kineto_estimate(row, limits, snap.provenance.sm_count, major)
+        ours = theoretical(row, limits, cc)
+        emulated = kineto_estimate(row, limits, snap.provenance.sm_count, cc)
         rows.append({
             "variant": variant_id, "name": row["name"], "launch_api": row["launch_api"],
             "driver_api": bool(row["launch_api"]) and not row["launch_api"].startswith("cuda"),

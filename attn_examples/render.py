@@ -14,6 +14,7 @@ from attn_examples import article, claims, metrics, views
 from attn_examples.views import short_kernel_name
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot
+from attn_examples.variants import VARIANTS
 
 SITE_ROOT = "@root@/"   # replaced per page by the site hook with the relative path to the site root
 
@@ -150,6 +151,20 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
     return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2) + trace_link(snap, variant_id, lang)
 
 
+def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """The kernels of one forward by what they do, in the order each kind first runs."""
+    from attn_examples.i18n import ROLE_WORDS
+
+    result = snap.variants[variant_id]
+    if not result.available:
+        return kernel_table(snap, variant_id, lang)
+    rows = [[_e(ROLE_WORDS[lang].get(g["role"], g["role"])), fmt_num(g["kernels"]),
+             ", ".join(str(p) for p in g["positions"]), fmt_us(g["dur_us"]),
+             "<br>".join(f"<code>{_e(n)}</code>" for n in g["names"])] for g in views.role_rows(result)]
+    headers = [t(lang, "role"), t(lang, "kernels"), t(lang, "positions"), t(lang, "duration"), t(lang, "name")]
+    return _table(headers, rows, numeric={1, 3}, wide=4)
+
+
 def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
     result = snap.variants[variant_id]
     rows = [[f"<code>{_e(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
@@ -200,9 +215,32 @@ def dispatch_note(snap: Snapshot, lang: str) -> str:
 
 # ---- values inside sentences -------------------------------------------------------------------
 
-def format_metric(key: str, value: Any) -> str:
-    """Format a raw metric by what its key measures; the same text in every language."""
+def fmt_shape(shape: tuple | list) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+DTYPE_WORDS = {"bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}
+
+
+def format_metric(key: str, value: Any, lang: str = "en") -> str:
+    """Format a raw metric by what its key measures. Numbers come out the same in every language;
+    the few words (variant names, yes/no, limits) come from i18n."""
     last = key.split(".")[-1].split("[")[0]
+    if value is None:
+        raise metrics.UnknownMetric(f"{key} has no value in this measurement")
+    if key in ("fastest.device_us", "slowest.device_us", "training.fastest", "dispatch.auto_variant") or (
+            isinstance(value, str) and value in VARIANTS):
+        return short_title(lang, value)
+    if key == "config.dtype":
+        return DTYPE_WORDS.get(value, value)
+    if key == "config.shape":
+        return fmt_shape(value)
+    if last in ("main_theoretical_limit", "main_limiter"):
+        return limit_words(lang, value)
+    if last == "main_role":
+        from attn_examples.i18n import ROLE_WORDS
+
+        return ROLE_WORDS[lang].get(value, value)
     if last == "tensor_flops_per_causal":   # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
     if key.startswith(("ratio.", "counters.ratio.")) or re.search(r"_per_(qkvo|qkv|output|score|causal|ridge)$", last):
@@ -220,9 +258,10 @@ def format_metric(key: str, value: Any) -> str:
     if last.endswith("_fraction") and isinstance(value, (int, float)):
         return fmt_pct(round(100 * value, 1))
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return t(lang, "yes" if value else "no")
     if isinstance(value, str):
-        return f"`{value}`" if key.split(".")[0] not in ("device",) and last != "tool" else value
+        plain = key.split(".")[0] in ("device",) or last in ("tool", "unavailable_reason", "torch")
+        return value if plain else f"`{value}`"
     if last.endswith("_us"):
         return fmt_us(value)
     if last.endswith("_s") and isinstance(value, (int, float)):
@@ -238,14 +277,50 @@ def format_metric(key: str, value: Any) -> str:
     return str(value)
 
 
-def optional_and_missing(snap: Snapshot, key: str) -> bool:
-    """A key of the optional counters pass (or the ceilings its roofline uses) in a measurement that
-    lacks it: the prose shows "–" instead of failing the build. Asked only after the key failed, so
-    the sizes metrics derives from the shape alone (counters.qkvo_bytes) never reach here."""
-    from attn_examples import hardware
+def short_title(lang: str, variant_id: str) -> str:
+    from attn_examples.i18n import SHORT_TITLES
 
-    section = key.split(".")[0]
-    return (section == "counters" and not hardware.available(snap)) or (section == "ceilings" and snap.ceilings is None)
+    return SHORT_TITLES[lang][variant_id]
+
+
+def limit_words(lang: str, limit: str) -> str:
+    """What caps the resident blocks, as the calculator or ncu names it ('registers+shared_mem')."""
+    from attn_examples.i18n import LIMIT_WORDS
+
+    parts = [LIMIT_WORDS[lang].get(part.strip(), part.strip()) for part in limit.split("+")]
+    return t(lang, "and_join").join(parts)
+
+
+_PLAIN_QUOTES = {"article.gpu", "article.gpu_short", "article.date", "article.compute_capability"}
+
+
+def quoted(key: str, lang: str) -> str:
+    """A figure quoted from the article or a paper: the source's own text, labelled as a quotation."""
+    q = article.quote(key)
+    source = t(lang, "quoted_article" if key.startswith("article.") else "quoted_paper").format(
+        gpu=article.QUOTES["gpu"].text)
+    shown = q.display()
+    is_name = isinstance(q.value, str) and not q.unit and key not in _PLAIN_QUOTES
+    inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
+    return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
+
+
+def value(snap: Snapshot, key: str, live: bool, lang: str = "en") -> str:
+    """A formatted value for `{{ key }}` in the prose; `attn_examples.metrics` lists the keys.
+    `build.mode` says whether this build measured live; `article.*` and `paper.*` are quotations."""
+    if key == "build.mode":
+        return t(lang, "live" if live else "snapshot")
+    if key.startswith(("article.", "paper.")):
+        return quoted(key, lang)
+    return as_html(format_metric(key, metrics.metric(snap, key), lang))
+
+
+def as_html(text: str) -> str:
+    """A formatted value made safe for a page: names in `code`, everything escaped (a snapshot is
+    outside input: a GPU name or a reason may hold markup)."""
+    if len(text) > 1 and text.startswith("`") and text.endswith("`"):
+        return f"<code>{_e(text[1:-1])}</code>"
+    return _e(text)
 
 
 def counters_status(snap: Snapshot, lang: str) -> str:
@@ -255,15 +330,7 @@ def counters_status(snap: Snapshot, lang: str) -> str:
     if hardware.available(snap):
         return counters_source(snap, lang) + counters_command(snap, lang)
     return (f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
-            f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_dash')}</p></div>")
-
-
-def value(snap: Snapshot, key: str, live: bool) -> str:
-    """A formatted value for `{{ key }}` in the prose; `attn_examples.metrics` lists the keys.
-    `build.mode` says whether this build measured live."""
-    if key == "build.mode":
-        return "live" if live else "snapshot"
-    return format_metric(key, metrics.metric(snap, key))
+            f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_how')}</p></div>")
 
 
 # ---- claims --------------------------------------------------------------------------------------
@@ -272,35 +339,66 @@ _MARK = {"pass": "✓", "fail": "✗", "n/a": "–"}
 _VERDICT_WORD = {"pass": "holds", "fail": "fails", "n/a": "not_applicable"}
 
 
-def claim_measured(verdict: "claims.Verdict") -> str:
+def claim_measured(verdict: "claims.Verdict", lang: str = "en") -> str:
     if verdict.measured is None:
         return "–"
-    return format_metric(verdict.claim.metric, verdict.measured)
+    return format_metric(verdict.claim.metric, verdict.measured, lang)
+
+
+def claim_expected(claim: "claims.Claim", lang: str) -> str:
+    """The claim's expectation in words, its values formatted like the metric ('between 0.50× and 1.50×')."""
+    expected = claim.expected_value
+    if claim.relation == "matches":
+        return t(lang, "matches").format(pattern=expected)
+    if isinstance(expected, (list, tuple)):
+        low, high = (format_metric(claim.metric, v, lang).strip("`") for v in expected)
+        return t(lang, "between").format(low=low, high=high)
+    shown = format_metric(claim.metric, expected, lang).strip("`")
+    if claim.relation == "within":
+        return t(lang, "within").format(value=shown, tolerance=f"{claim.tolerance:.0%}")
+    return f"{claim.relation} {shown}"
+
+
+class ClaimNotApplicable(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def claim_inline(verdict: "claims.Verdict", device: str, lang: str) -> str:
-    """A claim cited in a sentence: the measured value, its verdict mark, the claim in a tooltip."""
-    word = t(lang, _VERDICT_WORD[verdict.status])
-    tip = t(lang, "claim_title").format(id=verdict.claim.id, expected=verdict.claim.expectation(),
-                                        measured=claim_measured(verdict).strip("`"), device=device, verdict=word)
-    value = claim_measured(verdict)
+    """A claim cited in a sentence: the measured value, its verdict mark, the claim in a tooltip.
+    A claim that does not apply has no value to show: its sentence belongs in a branch."""
+    if verdict.status == "n/a":
+        raise ClaimNotApplicable(f"claim {verdict.claim.id!r} does not apply to this measurement "
+                                 f"({verdict.reason}): put its sentence inside "
+                                 f"{{% if applies {verdict.claim.id} %}} … {{% endif %}}")
+    word = t(lang, _verdict_word(verdict))
+    tip = t(lang, "claim_title").format(id=verdict.claim.id, expected=claim_expected(verdict.claim, lang),
+                                        measured=claim_measured(verdict, lang).strip("`"), device=device,
+                                        verdict=word)
+    value = claim_measured(verdict, lang)
     shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
     return (f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
             f'{shown}<sup>{_MARK[verdict.status]}</sup></span>')
 
 
+def _verdict_word(verdict: "claims.Verdict") -> str:
+    if verdict.claim.gates or verdict.status == "n/a":
+        return _VERDICT_WORD[verdict.status]
+    return "observed" if verdict.status == "pass" else "not_observed"
+
+
 def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
     """The whole 'guess against reality' on one table."""
-    headers = [t(lang, "claim"), t(lang, "statement"), t(lang, "article"), t(lang, "ours"), t(lang, "expected"),
-               t(lang, "verdict")]
+    headers = [t(lang, "claim"), t(lang, "claim_kind"), t(lang, "statement"), t(lang, "article"), t(lang, "ours"),
+               t(lang, "expected"), t(lang, "verdict")]
     rows = []
     for v in verdicts:
-        article_value = "–" if v.claim.article is None else _e(v.claim.article)
-        rows.append([f'<code id="claim-{_e(v.claim.id)}">{_e(v.claim.id)}</code>', _e(v.claim.statement[lang]),
-                     f"<code>{article_value}</code>" if isinstance(v.claim.article, str) else article_value,
-                     _e(claim_measured(v).strip("`")) if v.status != "n/a" else "–",
-                     f"<code>{_e(v.claim.expectation())}</code>",
-                     f'{_MARK[v.status]} {t(lang, _VERDICT_WORD[v.status])}'])
+        c = v.claim
+        article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
+        rows.append([f'<code id="claim-{_e(c.id)}">{_e(c.id)}</code>', t(lang, f"kind_{c.kind}"),
+                     _e(c.statement[lang]), article_value,
+                     _e(claim_measured(v, lang).strip("`")) if v.status != "n/a" else "–",
+                     _e(claim_expected(c, lang)), f'{_MARK[v.status]} {t(lang, _verdict_word(v))}'])
     return _table(headers, rows)
 
 

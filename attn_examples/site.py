@@ -23,6 +23,7 @@ Pages use it from markdown-exec blocks, e.g.::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -32,8 +33,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from attn_examples import claims, render
+from attn_examples import claims, metrics, render
 from attn_examples.snapshot import Snapshot, load_snapshot
+from attn_examples.variants import VARIANTS
 
 REPO = Path(__file__).resolve().parent.parent
 MODE_ENV = "ATTN_EXAMPLES_MEASURE"
@@ -53,6 +55,50 @@ class BuildMeasurement:
         """Every claim checked against this measurement, by id."""
         return {v.claim.id: v for v in claims.check(self.snapshot)}
 
+    # -- what page conditions are evaluated against (attn_examples.prose.Facts) --
+
+    def claim_status(self, claim_id: str) -> str:
+        verdicts = self.verdicts
+        if claim_id not in verdicts:
+            raise KeyError(claim_id)
+        return verdicts[claim_id].status
+
+    def has(self, what: str) -> bool:
+        """A section, an available variant, or a metric key with a value in this measurement."""
+        snap = self.snapshot
+        if what in ("sweep", "training", "ceilings"):
+            return getattr(snap, what) is not None
+        if what == "counters":
+            return snap.counters is not None and snap.counters.available
+        if what == "limits":
+            return snap.provenance.device_limits is not None
+        if what in VARIANTS:
+            return what in snap.variants and snap.variants[what].available
+        try:
+            return metrics.metric(snap, what) is not None
+        except metrics.UnknownMetric:
+            return False
+
+    def device_kind(self) -> str:
+        return self.snapshot.provenance.device_kind
+
+    def dtype(self) -> str:
+        return self.snapshot.config.dtype
+
+    def value(self, key: str, lang: str) -> str:
+        """`{{ key }}` in a page: a claim with its verdict, a quotation, or a measured value."""
+        if key.startswith("claim."):
+            claim_id, _, part = key[len("claim."):].partition(".")
+            verdict = self.verdicts.get(claim_id)
+            if verdict is None:
+                raise KeyError(f"no claim {claim_id!r} in attn_examples/claims.d")
+            if part == "expected":
+                return render.claim_expected(verdict.claim, lang)
+            if part:
+                raise KeyError(f"claim placeholders are {{{{ claim.<id> }}}} or {{{{ claim.<id>.expected }}}}")
+            return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
+        return render.value(self.snapshot, key, self.live, lang)
+
     def baseline(self) -> Snapshot | None:
         """The committed snapshot of this device class, if there is one (what a live build is held to)."""
         folder = REPO / "snapshots" / self.snapshot.device_slug
@@ -60,6 +106,18 @@ class BuildMeasurement:
 
 
 _current: BuildMeasurement | None = None
+_pinned: BuildMeasurement | None = None   # set by pinned(): a caller renders pages from a measurement of its own
+
+
+@contextlib.contextmanager
+def pinned(measurement: BuildMeasurement):
+    """Render pages from `measurement` inside the block (`attn-examples pages`, the tests)."""
+    global _pinned
+    previous, _pinned = _pinned, measurement
+    try:
+        yield measurement
+    finally:
+        _pinned = previous
 
 
 def gpu_present() -> bool:
@@ -108,6 +166,8 @@ def _measure_live() -> Path:
 def current() -> BuildMeasurement:
     """The build's one measurement: measured live once, or the committed snapshot."""
     global _current
+    if _pinned is not None:
+        return _pinned
     if _current is not None and _current.live:
         return _current
     if build_mode() == "live":
@@ -140,6 +200,10 @@ class Page:
 
     def kernels(self, variant_id: str) -> str:
         return self._with_provenance(render.kernel_table(self._m().snapshot, variant_id, self.lang))
+
+    def roles(self, variant_id: str) -> str:
+        """The forward's kernels grouped by what they do."""
+        return self._with_provenance(render.roles_table(self._m().snapshot, variant_id, self.lang))
 
     def cpu_ops(self, variant_id: str, limit: int = 12) -> str:
         return self._with_provenance(render.cpu_ops_table(self._m().snapshot, variant_id, self.lang, limit))

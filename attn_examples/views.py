@@ -13,7 +13,7 @@ from typing import Any
 from attn_examples.snapshot import Snapshot, VariantResult
 
 # Kernel-name fragments that mean a Tensor Core (MMA) path, and ones that mean CUDA-core FP32.
-_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_tst|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
+_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
                           r"flash_fwd|fmha_cutlass|cudnn_generated|sm90_xmma|cutlass.*(bf16|f16))", re.I)
 _CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_ffma_|_f32f32_f32f32_f32_)", re.I)
 
@@ -26,6 +26,56 @@ def uses_tensor_cores(kernel_name: str) -> bool | None:
     if _TENSOR_CORE.search(kernel_name):
         return True
     return None
+
+
+_GEMM = re.compile(r"(gemm|gemv|nvjet|s16816|h16816|s1688|h1688|cutlass_.*tensorop)", re.I)
+
+
+def is_gemm(kernel_name: str) -> bool:
+    """A library matrix product (cuBLAS, CUTLASS), read off its name; fused attention kernels are not."""
+    return bool(_GEMM.search(kernel_name))
+
+
+# What a kernel does, read off its name: the first pattern that matches names the role.
+ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
+    ("combine", r"splitkv_combine|combine_kernel"),
+    ("attention", r"flash_fwd|fmha_|cudnn_generated|triton_tem|flex_attention|attention_kernel"),
+    ("gemm", _GEMM.pattern),
+    ("fused", r"^triton_(per|poi|red)"),
+    ("convert", r"copy_kernel"),
+    ("scale", r"MulFunctor"),
+    ("fill", r"FillFunctor"),
+    ("mask", r"triu_tril|masked_fill"),
+    ("where", r"where_kernel"),
+    ("add", r"add_kernel|AddFunctor|CUDAFunctor_add"),
+    ("softmax", r"softmax"),
+    ("isneginf", r"isneginf"),
+    ("reduce", r"reduce_kernel"),
+))
+
+
+def kernel_role(kernel_name: str) -> str:
+    for role, pattern in ROLES:
+        if pattern.search(kernel_name):
+            return role
+    return "other"
+
+
+def role_rows(result: VariantResult) -> list[dict[str, Any]]:
+    """The kernels of one forward grouped by role, in the order each role first appears."""
+    groups: dict[str, dict[str, Any]] = {}
+    for row in kernel_rows(result):
+        if row["kind"] != "kernel":
+            continue
+        role = kernel_role(row["name"])
+        group = groups.setdefault(role, {"role": role, "kernels": 0, "positions": [], "dur_us": 0.0, "names": []})
+        group["kernels"] += 1
+        group["positions"].append(row["position"])
+        group["dur_us"] += row["dur_us"]
+        short = short_kernel_name(row["name"], 48)
+        if short not in group["names"]:
+            group["names"].append(short)
+    return list(groups.values())
 
 
 def is_launch_call(name: str) -> bool:
@@ -89,6 +139,21 @@ def counts(result: VariantResult) -> dict[str, int]:
         "transposes": step.transposes,
         "launches": sum(launch.count for launch in step.launches if is_launch_call(launch.name)),
     }
+
+
+def short_reason(reason: str | None) -> str:
+    """PyTorch's refusal without its noise: the pinned backend's own message, not the notes about
+    the other backends being disabled (we disabled them) or where in ATen the warning was raised."""
+    if not reason:
+        return "no reason recorded"
+    parts = [re.sub(r"\s*\(Triggered internally at [^)]*\)\.?", "", part).strip() for part in reason.split(" | ")]
+    noise = re.compile(r"has been runtime disabled|kernel not used because:?$|^RuntimeError: No available kernel")
+    kept = [p for p in parts if p and not noise.search(p)]
+    seen: list[str] = []
+    for part in kept:
+        if part not in seen:
+            seen.append(part)
+    return " ".join(seen) if seen else parts[0]
 
 
 def main_kernel(result: VariantResult) -> dict[str, Any] | None:
