@@ -54,6 +54,8 @@ QUOTES: dict[str, Quote] = {
     "compute_capability": Quote("8.0"),
     "sm": Quote("sm80"),
     "date": Quote("2026-07-10"),
+    "dtype": Quote("bfloat16"),
+    "shape": Quote("[8, 16, 1024, 64]"),
     # GPU work per forward, as the article counts it (its naive count includes the Memcpy)
     **{f"kernels.{v}": Quote(str(n)) for v, n in zip(_VARIANTS, (6, 5, 20, 1, 1, 1))},
     "memcpys.naive": Quote("1"),
@@ -103,6 +105,7 @@ QUOTES: dict[str, Quote] = {
 
 # Figures the extended-perspectives page quotes from papers, each on the paper's own hardware.
 PAPERS: dict[str, Quote] = {
+    "fa3.gpu": Quote("H100"),
     "fa3.fa2_utilization_pct": Quote("35", "%"),
     "fa3.speedup_low": Quote("1.5", "×"),
     "fa3.speedup_high": Quote("2.0", "×"),

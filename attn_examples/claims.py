@@ -299,6 +299,11 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
             for key in ("kernels", "memcpys", "memsets"):
                 if a[key] != b[key]:
                     problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
+            was, now = views.main_kernel(result), views.main_kernel(other)
+            if was and now and was["registers_per_thread"] != now["registers_per_thread"]:
+                # the values pages show as a device's own (255 registers for flash on one GPU) are held here
+                problems.append(f"{variant_id}: main kernel registers {was['registers_per_thread']} in the "
+                                f"baseline, {now['registers_per_thread']} live")
     base, now = _shares(baseline, common), _shares(live, common)
     for variant_id in sorted(set(base) & set(now)):
         change = now[variant_id] / base[variant_id] - 1

@@ -26,8 +26,8 @@ _COUNTED = (r"kernels?|registers?|warps?|threads?|blocks?|SMs?|GPU activities|ac
 _COUNTED_ZH = r"個\s?(?:kernel|暫存器|warp|執行緒|block|SM|GPU 活動|tile|token|記憶體複製|memset|memcpy|transpose|主機端運算子)|次"
 
 RULES: dict[str, re.Pattern] = {
-    "number with a unit": re.compile(rf"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:{_UNITS})(?![\w/])"),
-    "a count": re.compile(rf"(?<![\w.])\d[\d,]*\s?(?:{_COUNTED})\b|(?<![\w.])\d[\d,]*\s?(?:{_COUNTED_ZH})"),
+    "number with a unit": re.compile(rf"(?<![\w.\-])\d[\d,]*(?:\.\d+)?\s?(?:{_UNITS})(?![\w/])"),
+    "a count": re.compile(rf"(?<![\w.\-])\d[\d,]*\s?(?:{_COUNTED})\b|(?<![\w.\-])\d[\d,]*\s?(?:{_COUNTED_ZH})"),
     "a large number": re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d{4,})(?![\w,])"),
     "a kernel name": re.compile(
         r"nvjet\w*|fmha_\w+|flash_fwd\w*|cudnn_generated\w*|\bsm_?\d{2,3}(?:_\w+)?\b|knob_\d+|\b\d+x\d+(?:x\d+)?\b|"
@@ -53,7 +53,7 @@ _BLANK = [
     re.compile(r"\]\([^)]*\)"),                             # link targets
     re.compile(r"\{\s*#[\w-]+\s*\}"),                       # heading anchors
     re.compile(r"https?://\S+"),
-    re.compile(r"\(\s*[^()]*?(?:19|20)\d\d\s*\)"),          # citations: (Authors, 2024)
+    re.compile(r"[(（][^()（）]*?(?:19|20)\d\d\s*[)）]"),     # citations: (Authors, 2024)
     re.compile(r"--8<--.*"),
 ]
 
@@ -91,10 +91,20 @@ def lint_text(text: str, path: str, page: str | None = None) -> list[Finding]:
     return findings
 
 
+def _notebook_markdown(path: Path) -> str:
+    """A notebook's Markdown cells, one after another (its code cells are code: not linted)."""
+    import json
+
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return "\n\n".join("".join(c.get("source", [])) for c in cells if c.get("cell_type") == "markdown")
+
+
 def lint(docs: Path) -> list[Finding]:
     out = []
     for path in sorted(docs.rglob("*.md")):
         out += lint_text(path.read_text(encoding="utf-8"), str(path), path.name)
+    for path in sorted(docs.rglob("*.ipynb")):
+        out += lint_text(_notebook_markdown(path), str(path), path.name)
     return out
 
 

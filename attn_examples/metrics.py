@@ -25,7 +25,8 @@ A key names one raw value:
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
 - `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that is
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
-  sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes)
+  sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
+  matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff)
 - `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
   `attn_examples.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
@@ -333,7 +334,12 @@ def metric(snap: Snapshot, key: str) -> Any:
             return fields[parts[1]]
     elif parts[0] == "config" and len(parts) == 2 and arg is None:
         c = snap.config
+        from attn_examples import article
+
         sizes = {"tensor_bytes": c.tensor_bytes, "qkv_bytes": 3 * c.tensor_bytes, "qkvo_bytes": 4 * c.tensor_bytes,
+                 "matches_article": c.dtype == article.QUOTES["dtype"].text and
+                 "[" + ", ".join(map(str, c.shape)) + "]" == article.QUOTES["shape"].text,
+                 "rounding": {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[c.dtype],
                  "score_bytes": c.score_bytes, "score_fp32_bytes": c.batch * c.heads * c.seq_len**2 * 4,
                  "shape": tuple(c.shape), "causal_flops": c.causal_flops}
         if parts[1] in sizes:

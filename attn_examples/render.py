@@ -24,6 +24,10 @@ SITE_ROOT = "@root@/"   # replaced per page by the site hook with the relative p
 def fmt_us(value: float | None) -> str:
     if value is None:
         return "–"
+    if value >= 100_000:
+        return f"{value / 1000:,.0f} ms"
+    if value >= 10_000:
+        return f"{value / 1000:,.1f} ms"
     return f"{value:,.0f} µs" if value >= 100 else f"{value:,.1f} µs"
 
 
@@ -270,11 +274,19 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         return fmt_bytes(value)
     if last.endswith("_pct"):
         return fmt_pct(value)
-    if last == "rel_error":
+    if last in ("rel_error", "rounding"):
         return fmt_sci(value)
     if isinstance(value, (int, float)):
         return fmt_num(value, 0 if float(value).is_integer() else 2)
     return str(value)
+
+
+def join_words(items: list[str], lang: str) -> str:
+    """"a, b and c" / 「a、b 與 c」."""
+    if len(items) == 1:
+        return items[0]
+    comma, last = (", ", " and ") if lang == "en" else ("、", "與 ")
+    return comma.join(items[:-1]) + last + items[-1]
 
 
 def short_title(lang: str, variant_id: str) -> str:
@@ -291,7 +303,7 @@ def limit_words(lang: str, limit: str) -> str:
     return t(lang, "and_join").join(parts)
 
 
-_PLAIN_QUOTES = {"article.gpu", "article.gpu_short", "article.date", "article.compute_capability"}
+_PLAIN_QUOTES = (".gpu", ".gpu_short", ".date", ".compute_capability")   # words, not names in code
 
 
 def quoted(key: str, lang: str) -> str:
@@ -300,8 +312,11 @@ def quoted(key: str, lang: str) -> str:
     source = t(lang, "quoted_article" if key.startswith("article.") else "quoted_paper").format(
         gpu=article.QUOTES["gpu"].text)
     shown = q.display()
-    is_name = isinstance(q.value, str) and not q.unit and key not in _PLAIN_QUOTES
-    inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
+    is_name = isinstance(q.value, str) and not q.unit and not key.endswith(_PLAIN_QUOTES)
+    if isinstance(q.value, str) and q.value in VARIANTS:      # the article's winner, named like ours
+        inner = _e(short_title(lang, q.value))
+    else:
+        inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
     return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
 
 
@@ -310,6 +325,10 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en") -> str:
     `build.mode` says whether this build measured live; `article.*` and `paper.*` are quotations."""
     if key == "build.mode":
         return t(lang, "live" if live else "snapshot")
+    if key == "build.drift_tolerance":
+        from attn_examples.claims import DRIFT_TOLERANCE
+
+        return f"±{DRIFT_TOLERANCE:.0%}"
     if key.startswith(("article.", "paper.")):
         return quoted(key, lang)
     return as_html(format_metric(key, metrics.metric(snap, key), lang))
@@ -473,29 +492,52 @@ def autograd_capture(snap: Snapshot, lang: str) -> str:
             f'max |grad(masked_fill) - grad(masked_fill_)| = {a.max_abs_grad_diff!r}</code></pre>')
 
 
-def devices_table(snaps: list[Snapshot], lang: str) -> str:
-    """The same variants on each measured device, beside the article's quoted A100 numbers."""
-    headers = [t(lang, "variant")]
-    for snap in snaps:
-        headers += [f'{_e(snap.provenance.device_name)}: {t(lang, "kernels_or_ops")}',
-                    f'{_e(snap.provenance.device_name)}: {t(lang, "device_time")}']
-    headers += [f'{t(lang, "article")}: {t(lang, "kernels")}', f'{t(lang, "article")}: {t(lang, "device_time")}']
+ARTICLE_VARIANTS = ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn")
+
+
+def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> str:
+    """A snapshot in one cell: device, dtype and shape (a link to its site), then its provenance."""
+    p, c = snap.provenance, snap.config
+    head = f"{_e(p.device_name)} · {DTYPE_WORDS.get(c.dtype, c.dtype)} · {fmt_shape(c.shape)}"
+    head = f'<a href="{_e(href)}">{head}</a>' if href else head
+    if here:
+        head = f"<strong>{head}</strong> ({t(lang, 'this_site')})"
+    extras = [s for s in ("--extended" in p.command and t(lang, "has_extended"),
+                          snap.counters is not None and snap.counters.available and t(lang, "has_counters")) if s]
+    detail = " · ".join([f"torch {_e(p.torch)}", _e(p.measured_at[:10])]
+                        + ([f"<code>{_e(p.git_commit[:8])}</code>"] if p.git_commit else []) + extras)
+    return f'{head}<br><span class="attn-detail">{detail}</span>'
+
+
+def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
+    """Every measurement side by side, one row each, beside the article's quoted figures.
+    `entries`: (snapshot, link to its site or None, whether this site is built from it);
+    `metric`: device_us or kernels (kernels for a GPU, host ops for a CPU)."""
+    headers = [t(lang, "measurement")] + [_e(short_title(lang, v)) for v in ARTICLE_VARIANTS]
     rows = []
-    for variant_id in snaps[0].variants:
-        row = [_e(title(lang, variant_id))]
-        for snap in snaps:
+    for snap, href, here in entries:
+        row = [_snapshot_label(snap, href, here, lang)]
+        for variant_id in ARTICLE_VARIANTS:
             result = snap.variants.get(variant_id)
-            if result is None or not result.available:
-                row += [f'<em>{t(lang, "unavailable")}</em>', "–"]
-                continue
-            c = views.counts(result)
-            count = c["kernels"] if snap.provenance.device_kind == "cuda" else c["cpu_ops"]
-            row += [fmt_num(count), fmt_us(result.timing.device_us.median if result.timing.device_us else None)]
-        row += [fmt_num(article.KERNELS.get(variant_id)), fmt_us(article.QUOTED_DEVICE_US.get(variant_id))]
+            if result is None:
+                row.append("")
+            elif not result.available:
+                row.append(f'<span title="{_e(views.short_reason(result.unavailable_reason))}">'
+                           f'{t(lang, "unavailable_short")}</span>')
+            elif metric == "device_us":
+                row.append(fmt_us(result.timing.device_us.median if result.timing and result.timing.device_us else None))
+            else:
+                c = views.counts(result)
+                row.append(fmt_num(c["kernels"]) if snap.provenance.device_kind == "cuda"
+                           else f'{fmt_num(c["cpu_ops"])} {t(lang, "ops_word")}')
         rows.append(row)
-    shapes = "; ".join(f"{_e(s.provenance.device_name)}: [{s.config.batch}, {s.config.heads}, {s.config.seq_len}, "
-                       f"{s.config.head_dim}] {s.config.dtype}" for s in snaps)
-    return _table(headers, rows, numeric=set(range(1, len(headers)))) + f'<p class="attn-caption">{shapes}</p>'
+    quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
+    label = f"{t(lang, 'article')}<br><span class=\"attn-detail\">{_e(article.SOURCE['gpu'])}</span>"
+    rows.append([label] + [quoted(f"article.{'device_us' if metric == 'device_us' else 'kernels'}.{v}", lang)
+                           if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US) else
+                           (_e(fmt_us(quoted_values[v])) + f' <span class="attn-detail">({t(lang, "derived")})</span>'
+                            if v in quoted_values else "") for v in ARTICLE_VARIANTS])
+    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0)
 
 
 # ---- hardware counters ---------------------------------------------------------------------------

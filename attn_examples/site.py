@@ -97,7 +97,23 @@ class BuildMeasurement:
             if part:
                 raise KeyError(f"claim placeholders are {{{{ claim.<id> }}}} or {{{{ claim.<id>.expected }}}}")
             return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
+        if key.startswith("list."):
+            return self._list(key, lang)
         return render.value(self.snapshot, key, self.live, lang)
+
+    def _list(self, key: str, lang: str) -> str:
+        """`list.<metric>[a,b,c]`: "x (a), y (b) and z (c)" over the variants measured here; the
+        unavailable ones are left out (their pages say why), so a sentence can name what ran."""
+        head, _, args = key[len("list."):].partition("[")
+        ids = [v.strip() for v in args.rstrip("]").split(",") if v.strip()]
+        if not head or not ids or any(v not in VARIANTS for v in ids):
+            raise KeyError(f"malformed list key {key!r}: list.<metric>[variant,variant,...]")
+        paren = "{value} ({name})" if lang == "en" else "{value}（{name}）"
+        items = [paren.format(value=render.value(self.snapshot, f"{v}.{head}", self.live, lang),
+                              name=render.short_title(lang, v)) for v in ids if self.has(v)]
+        if not items:
+            raise metrics.UnknownMetric(f"none of {', '.join(ids)} was measured here")
+        return render.join_words(items, lang)
 
     def baseline(self) -> Snapshot | None:
         """The committed snapshot of this device class, if there is one (what a live build is held to)."""
@@ -235,12 +251,20 @@ class Page:
     def autograd(self) -> str:
         return self._with_provenance(render.autograd_capture(self._m().snapshot, self.lang))
 
-    def devices(self) -> str:
-        """This build's GPU measurement beside the committed CPU snapshot and the article's A100."""
+    def devices(self, metric: str = "device_us") -> str:
+        """Every committed snapshot (and a live measurement) side by side with the article's figures;
+        each row links to the site built from that snapshot (attn_examples.sites)."""
+        from attn_examples import sites
+        from attn_examples.pages import committed_snapshots
+
         m = self._m()
-        cpu = load_snapshot(REPO / "snapshots" / "cpu")
-        return (render.devices_table([m.snapshot, cpu], self.lang)
-                + render.provenance(m.snapshot, self.lang, m.live) + render.provenance(cpu, self.lang, False))
+        top = sites.top_prefix()
+        here = m.snapshot.root.resolve() if m.snapshot.root else None
+        entries = [(m.snapshot, None, True)] if m.live else []
+        for folder in committed_snapshots(REPO / "snapshots"):
+            href = f"{render.SITE_ROOT}{top}{sites.SUBDIR}/{folder.name}/"
+            entries.append((load_snapshot(folder), href, not m.live and folder.resolve() == here))
+        return render.devices_table(entries, self.lang, metric)
 
     def counters_status(self) -> str:
         """Where the counters come from, or a warning that this measurement has none, and why."""

@@ -1,4 +1,5 @@
-"""Claims: the file is well-formed, the committed snapshots satisfy them, and none is vacuous."""
+"""Claims: the files are well-formed, every committed snapshot satisfies the truths, and no claim
+is vacuous: perturbing what it rests on changes its verdict."""
 
 from __future__ import annotations
 
@@ -15,19 +16,24 @@ import pytest
 
 from attn_examples import claims, metrics
 from attn_examples.claims import ClaimsError, load_claims
+from attn_examples.pages import committed_snapshots
 from attn_examples.snapshot import load_snapshot, snapshot_from_dict
 from tests.conftest import REPO
 
 H200 = REPO / "snapshots" / "nvidia-h200"
 CPU = REPO / "snapshots" / "cpu"
 CLAIMS = load_claims()
+COMMITTED = committed_snapshots(REPO / "snapshots")
 
 
-def test_the_claims_file_is_well_formed_and_covers_every_backend():
+def test_the_claims_files_are_well_formed_and_cover_every_backend():
     ids = [c.id for c in CLAIMS]
     assert len(ids) == len(set(ids)) >= 25
+    assert {c.kind for c in CLAIMS} == {"truth", "observation"}
     for variant in ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn"):
         assert any(c.metric.split(".")[0] == variant or f".{variant}." in c.metric for c in CLAIMS), variant
+    pages = {p.name for p in (REPO / "docs" / "en").glob("*.md")}
+    assert {c.page for c in CLAIMS} <= pages, "a claims file must be named after its page"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -38,22 +44,35 @@ def test_the_claims_file_is_well_formed_and_covers_every_backend():
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: within, expected: 1}", "tolerance"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, colour: red}", "unknown field"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {gpu: x}}", "applies"),
-    ("[", "not valid YAML"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {device: [x]}}",
+     "belongs to its baseline"),
+    ("- {id: a, kind: maybe, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "'kind'"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: {article: nope}}", "no figure 'nope'"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, article: 6}", "no figure 6"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {requires: [x]}}",
+     "neither a section"),
+    ("[", "not valid YAML (line 1)"),
 ])
 def test_a_malformed_claims_file_names_the_claim_and_field(tmp_path, text, message):
-    path = tmp_path / "claims.yml"
+    path = tmp_path / "page.yml"
     path.write_text(text)
     with pytest.raises(ClaimsError, match=re.escape(message)) as info:
         load_claims(path)
     assert str(path) in str(info.value)
 
 
-def test_every_claim_holds_on_the_committed_h200_snapshot():
-    snap = load_snapshot(H200)
+@pytest.mark.parametrize("folder", COMMITTED, ids=lambda p: p.name)
+def test_every_truth_holds_on_every_committed_snapshot(folder):
+    snap = load_snapshot(folder)
     verdicts = claims.check(snap, CLAIMS)
-    failed = [v for v in verdicts if not v.ok]
-    assert not failed, claims.failure_report(snap, verdicts)
-    assert sum(v.status == "pass" for v in verdicts) >= 25
+    assert all(v.ok for v in verdicts), claims.failure_report(snap, verdicts)
+    assert sum(v.status == "pass" and v.claim.gates for v in verdicts) >= 5
+
+
+def test_an_observation_never_fails_a_build_but_a_truth_does():
+    truth, observation = (next(c for c in CLAIMS if c.kind == kind) for kind in ("truth", "observation"))
+    assert not claims.Verdict(truth, "fail", 1, "").ok
+    assert claims.Verdict(observation, "fail", 1, "").ok
 
 
 def test_a_live_cpu_measurement_satisfies_the_cpu_claims(cpu_snapshot_dir):
@@ -317,20 +336,33 @@ def perturb(data: dict, key: str, up: bool) -> None:
         _perturb_variant(data, variant, metric, up)
 
 
-def _snapshot_for(claim: claims.Claim) -> Path:
-    return CPU if claim.applies.get("device_kind") == "cpu" else H200
+_LOADED = {folder: load_snapshot(folder) for folder in COMMITTED}
+
+
+def _snapshot_for(claim: claims.Claim) -> tuple[Path, str]:
+    """A committed snapshot where the claim applies, one where it holds if there is one."""
+    statuses = {folder: claims.evaluate(claim, snap).status for folder, snap in _LOADED.items()}
+    for wanted in ("pass", "fail"):
+        for folder, status in statuses.items():
+            if status == wanted:
+                return folder, status
+    raise AssertionError(f"{claim.id}: applies to no committed snapshot ({statuses})")
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.id)
-def test_perturbing_what_a_claim_rests_on_makes_it_fail(claim):
-    base = json.loads((_snapshot_for(claim) / "snapshot.json").read_text())
-    assert claims.evaluate(claim, snapshot_from_dict(copy.deepcopy(base))).status == "pass"
+def test_perturbing_what_a_claim_rests_on_changes_its_verdict(claim):
+    """A truth must be breakable; an observation must flip. Either way the claim says something."""
+    folder, status = _snapshot_for(claim)
+    if claim.gates:
+        assert status == "pass", f"{claim.id} fails on {folder.name}"
+    base = json.loads((folder / "snapshot.json").read_text())
     outcomes = []
     for up in (True, False):
         data = copy.deepcopy(base)
         perturb(data, claim.metric, up)
         outcomes.append(claims.evaluate(claim, snapshot_from_dict(data)).status)
-    assert "fail" in outcomes, f"{claim.id}: no perturbation of {claim.metric} breaks it ({outcomes})"
+    flipped = "fail" if status == "pass" else "pass"
+    assert flipped in outcomes, f"{claim.id} on {folder.name}: no perturbation of {claim.metric} changes {status} ({outcomes})"
 
 
 # ---- drift and accept ----------------------------------------------------------------------------
