@@ -171,8 +171,15 @@ def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "p
     """Keep the branches that hold, then fill in the values the kept text asks for."""
     for condition, line in conditions(text, where):   # an unknown claim fails even in a branch not taken
         evaluate(condition, facts, where, line)
-    kept = _render_tree(parse(text, where), facts, where)
+    # Blank lines of the source are marked, so that a line emptied by a dropped inline branch can be
+    # told from one the author left blank: the first disappears, the second stays.
+    marked = re.sub(r"(?m)^[ \t]*$", _BLANK, text)
+    kept = _render_tree(parse(marked, where), facts, where)
+    kept = re.sub(r"(?m)^[ \t]*\n", "", kept).replace(_BLANK, "")
     return PLACEHOLDER.sub(lambda m: value(m.group(1)), kept)
+
+
+_BLANK = "\x00"
 
 
 EXEC_BLOCK = re.compile(r"^```python exec=.*?\n(.*?)^```", re.M | re.S)

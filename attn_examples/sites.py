@@ -54,28 +54,39 @@ def committed() -> list[Path]:
     return committed_snapshots(REPO / "snapshots")
 
 
-def _mkdocs(out: Path, env: dict[str, str], cache: Path) -> tuple[int, str]:
+# A build from a snapshot never needs torch: it runs with torch made unimportable, so it cannot
+# start depending on it unnoticed.
+_WITHOUT_TORCH = """
+import runpy, sys
+sys.modules["torch"] = None
+sys.argv = ["mkdocs", "build", "--strict", "-d", sys.argv[1]]
+runpy.run_module("mkdocs", run_name="__main__")
+"""
+
+
+def _mkdocs(out: Path, env: dict[str, str], cache: Path, without_torch: bool) -> tuple[int, str]:
     env = dict(env, NO_MKDOCS_2_WARNING="1", MKDOCS_JUPYTER_CACHE_DIR=str(cache))
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=REPO,
-                          env=env, capture_output=True, text=True, timeout=1800)
+    command = ([sys.executable, "-c", _WITHOUT_TORCH, str(out)] if without_torch
+               else [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)])
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
     return done.returncode, done.stdout + done.stderr
 
 
-def build_one(name: str, out: Path, env: dict[str, str]) -> Build:
+def build_one(name: str, out: Path, env: dict[str, str], cache_root: Path | None = None) -> Build:
     started = time.perf_counter()
-    cache = REPO / ".cache" / "mkdocs-jupyter" / (name or "top")
-    code, log = _mkdocs(out, env, cache)
+    cache = (cache_root or REPO / ".cache" / "mkdocs-jupyter") / (name or "top")
+    code, log = _mkdocs(out, env, cache, without_torch=env.get("ATTN_EXAMPLES_MEASURE") == "snapshot")
     return Build(name, out, code, time.perf_counter() - started, log)
 
 
 def build_all(out: Path, only: list[str] | None = None, jobs: int = 2, top: bool = True,
-              progress=print) -> list[Build]:
+              progress=print, cache_root: Path | None = None) -> list[Build]:
     """The top site from this environment's measurement, then one site per committed snapshot."""
     results = []
     base_env = {k: v for k, v in os.environ.items() if k != TOP_ENV}
     if top:
         progress(f"site: top ({base_env.get('ATTN_EXAMPLES_MEASURE', 'auto')})")
-        results.append(build_one("", out, base_env))
+        results.append(build_one("", out, base_env, cache_root))
         if not results[-1].ok:
             return results
     folders = [f for f in committed() if not only or f.name in only]
@@ -86,7 +97,7 @@ def build_all(out: Path, only: list[str] | None = None, jobs: int = 2, top: bool
     def one(folder: Path) -> Build:
         env = dict(base_env, ATTN_EXAMPLES_MEASURE="snapshot", ATTN_EXAMPLES_SNAPSHOT=str(folder),
                    **{TOP_ENV: "../../"})
-        result = build_one(folder.name, sub / folder.name, env)
+        result = build_one(folder.name, sub / folder.name, env, cache_root)
         progress(f"site: {folder.name} {'ok' if result.ok else 'FAILED'} ({result.seconds:.1f} s)")
         return result
 

@@ -57,25 +57,43 @@ class Built:
     log: str
 
 
-# The build runs with torch made unimportable: a snapshot build must never import it.
-_BUILD = """
-import sys, runpy
-sys.modules["torch"] = None
-sys.argv = ["mkdocs", "build", "--strict", "-d", sys.argv[1]]
-runpy.run_module("mkdocs", run_name="__main__")
-"""
+@dataclass
+class Sites:
+    """The top site and one site per committed snapshot, built once per test session."""
+
+    root: Path
+    cache: Path
+    builds: dict[str, "object"]   # folder name ("" for the top site) -> attn_examples.sites.Build
+
+    def site(self, name: str) -> Path:
+        return self.root if name == "" else self.root / "snapshots" / name
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """One strict snapshot build of the whole site, shared by every site test."""
-    tmp = tmp_path_factory.mktemp("site-build")
-    site, cache = tmp / "site", tmp / "nbcache"
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", MKDOCS_JUPYTER_CACHE_DIR=str(cache),
-               ATTN_EXAMPLES_MEASURE="snapshot")
-    env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
-    proc = subprocess.run([sys.executable, "-c", _BUILD, str(site)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, log
-    return Built(site, cache, log)
+def sites(tmp_path_factory: pytest.TempPathFactory) -> Sites:
+    """Every site strictly built from its snapshot, as publishing does (`python -m attn_examples.sites`):
+    the top one from the default snapshot, then one per committed snapshot. Snapshot builds run with
+    torch made unimportable."""
+    from attn_examples import sites as site_builder
+
+    tmp = tmp_path_factory.mktemp("sites")
+    os.environ.pop("ATTN_EXAMPLES_SNAPSHOT", None)
+    env_before = os.environ.get("ATTN_EXAMPLES_MEASURE")
+    os.environ["ATTN_EXAMPLES_MEASURE"] = "snapshot"
+    try:
+        results = site_builder.build_all(tmp / "site", jobs=2, progress=lambda _: None, cache_root=tmp / "nbcache")
+    finally:
+        if env_before is None:
+            os.environ.pop("ATTN_EXAMPLES_MEASURE", None)
+        else:
+            os.environ["ATTN_EXAMPLES_MEASURE"] = env_before
+    failed = [r for r in results if not r.ok]
+    assert not failed, "\n\n".join(f"--- {r.name or 'top'}:\n{r.log[-3000:]}" for r in failed)
+    return Sites(tmp / "site", tmp / "nbcache", {r.name: r for r in results})
+
+
+@pytest.fixture(scope="session")
+def built(sites: Sites) -> Built:
+    """The top site (from the default committed snapshot), shared by the site tests."""
+    top = sites.builds[""]
+    return Built(sites.root, sites.cache / "top", top.log)
