@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from attn_examples import article, metrics
+from attn_examples import article, metrics, views
 from attn_examples.config import DTYPES
 from attn_examples.snapshot import Snapshot
 from attn_examples.variants import VARIANTS
@@ -199,6 +199,10 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
                     else f"hardware counters unavailable: {snap.counters.reason}")
         if section in VARIANTS and section not in snap.variants:
             return f"variant {section} was not measured in this snapshot"
+        if (section in VARIANTS and not snap.variants[section].available
+                and not claim.metric.split("[")[0].endswith(".available")):
+            # a backend that refused this device or dtype: its page says so; no claim about its kernels applies
+            return f"variant {section} is unavailable here: {views.short_reason(snap.variants[section].unavailable_reason)}"
     if "device_kind" in where and p.device_kind != where["device_kind"]:
         return f"only for {where['device_kind']} devices"
     if "dtype" in where and c.dtype != where["dtype"]:

@@ -159,18 +159,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     console = Console()
     console.print(f"[dim]{_provenance_line(snap)}[/]")
     table = Table(title="Claims", title_justify="left")
-    for column in ("claim", "verdict", "measured", "expected", "article (A100)"):
+    for column in ("claim", "kind", "verdict", "measured", "expected", "article"):
         table.add_column(column, overflow="fold")
     style = {"pass": "green", "fail": "bold red", "n/a": "dim"}
     for v in verdicts:
         measured = "–" if v.measured is None else (f"{v.measured:.4g}" if isinstance(v.measured, float) else str(v.measured))
-        table.add_row(v.claim.id, f"[{style[v.status]}]{v.status}[/]", measured, v.claim.expectation(),
-                      "–" if v.claim.article is None else str(v.claim.article))
+        status = v.status if v.claim.gates or v.status == "n/a" else ("observed" if v.status == "pass" else "not observed")
+        table.add_row(v.claim.id, v.claim.kind, f"[{style[v.status] if v.claim.gates else 'cyan'}]{status}[/]",
+                      measured, v.claim.expectation(), "–" if v.claim.article is None else str(v.claim.article_value))
     console.print(table)
     failed = [v for v in verdicts if not v.ok]
-    applicable = [v for v in verdicts if v.status != "n/a"]
-    console.print(f"{len(applicable) - len(failed)} of {len(applicable)} applicable claims hold "
-                  f"({len(verdicts) - len(applicable)} do not apply to this device).")
+    truths = [v for v in verdicts if v.status != "n/a" and v.claim.gates]
+    observations = [v for v in verdicts if v.status != "n/a" and not v.claim.gates]
+    console.print(f"{len(truths) - len(failed)} of {len(truths)} applicable truths hold; "
+                  f"{sum(v.status == 'pass' for v in observations)} of {len(observations)} observations are "
+                  f"observed; {len(verdicts) - len(truths) - len(observations)} claims do not apply here.")
     status = 0
     if failed:
         print(claims.failure_report(snap, verdicts), file=sys.stderr)

@@ -121,7 +121,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         return views.short_reason(result.unavailable_reason)
     if not result.available:
         raise UnknownMetric(f"variant {variant_id!r} is unavailable on {snap.provenance.device_name}: "
-                            f"{result.unavailable_reason}")
+                            f"{views.short_reason(result.unavailable_reason)}")
     if arg is not None:
         if name == "op":
             step = result.profile.steps[0]
