@@ -7,7 +7,7 @@ TORCH  ?= torch==2.13.0
 BIN    := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test gpu-builder clean
+.PHONY: serve build sites test gpu-builder clean
 
 $(BIN)/attn-examples: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ serve: $(BIN)/attn-examples
 
 build: $(BIN)/attn-examples
 	$(BIN)/mkdocs build --strict
+
+# The site, plus one site per committed snapshot under site/snapshots/ (what publishing uploads).
+sites: $(BIN)/attn-examples
+	$(BIN)/python -m attn_examples.sites -d site
 
 test: $(BIN)/attn-examples
 	$(BIN)/python -m pytest

@@ -2,7 +2,7 @@
 
 - before the first page: take the build's measurement (live once on a GPU builder, else the
   committed snapshot), so a progress bar shows up front and both languages share it;
-- every claim (`attn_examples/claims.yml`) is checked against it, and a live measurement is
+- every claim (`attn_examples/claims.d/`) is checked against it, and a live measurement is
   compared with the committed baseline of its device class; a failure fails the build;
 - a page's Markdown is a template over that measurement (`attn_examples.prose`): `{% if … %}`
   branches keep the text that is true of it, `{{ key }}` becomes a formatted value
