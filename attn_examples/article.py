@@ -87,6 +87,12 @@ QUOTES: dict[str, Quote] = {
     "main_kernel.sdpa_cudnn": Quote(
         "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0"),
     "launch_api.sdpa_cudnn": Quote("cuLaunchKernelEx"),
+    # pieces of that cuDNN kernel's name, for reading ours piece by piece beside it
+    "cudnn.mma": Quote("wmma"),
+    "cudnn.type": Quote("f16"),
+    "cudnn.knob": Quote("knob_6"),
+    "cudnn.tile": Quote("128x64x64"),
+    "cudnn.cluster": Quote("cga1x1x1"),
     # flash's footprint and occupancy, and the article's arithmetic for it
     "flash.registers": Quote("255"),
     "flash.threads": Quote("128"),

@@ -41,6 +41,8 @@ RULES: dict[str, re.Pattern] = {
 ALLOWED: dict[tuple[str, str], str] = {
     ("method.md", "`cudaLaunchKernel`, `cudaMemcpyAsync` and `cudaMemsetAsync`"):
         "what Kineto's cuda_runtime category holds: a definition of the trace format",
+    ("method.md", "`cudaLaunchKernel`、`cudaMemcpyAsync` 與 `cudaMemsetAsync`"):
+        "the same definition, in the Chinese page's punctuation",
     ("method.md", "`cuLaunchKernelEx`"):
         "what Kineto's cuda_driver category holds: a definition of the trace format",
 }

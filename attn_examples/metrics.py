@@ -5,6 +5,8 @@ A key names one raw value:
 - `<variant>.<metric>` with metric one of
   kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches (counts per forward),
   device_us, host_us, host_first_us (first call after a backend switch), compile_s, peak_memory_bytes,
+  host_per_device, host_first_per_device (host time over device time), host_first_per_repeat (first call's
+  host time over a repeated call's),
   rel_error, available,
   main_name, main_short_name, main_registers, main_occupancy_pct, main_smem_bytes, main_threads,
   main_launch_api, main_dur_us, main_theoretical_occupancy_pct (the kernel with the largest median
@@ -22,7 +24,8 @@ A key names one raw value:
   `main_name_match[<regex>]` (the part of the main kernel's name that matches),
   `role[<role>]` (kernels of that role: see views.ROLES)
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
-- `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise
+- `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
+  `winner` in place of a variant names that fastest one (`winner.peak_memory_bytes`)
 - `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that is
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
@@ -32,6 +35,8 @@ A key names one raw value:
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
 - `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
+  `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<role>]` (its
+  kernels of that role: HBM bytes per second over ceilings.copy_gbps),
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
 """
@@ -157,6 +162,10 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         if plain[name] is None:
             raise UnknownMetric(f"{variant_id}.{name} was not measured on {snap.provenance.device_name}")
         return plain[name]
+    if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):
+        top, bottom = {"host_per_device": ("host_us", "device_us"), "host_first_per_device": ("host_first_us", "device_us"),
+                       "host_first_per_repeat": ("host_first_us", "host_us")}[name]
+        return variant_metric(snap, variant_id, top) / variant_metric(snap, variant_id, bottom)
     if name == "unavailable_reason":
         raise UnknownMetric(f"variant {variant_id!r} is available on {snap.provenance.device_name}")
     if name in ("gemm_kernels", "gemm_launch_api", "gemm_name"):
@@ -209,12 +218,28 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
 
 
 def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
-    """sweep.matmul_peak_tflops | sweep.<variant>.<seq>.<head_dim>.<field> |
-    sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction"""
+    """sweep.matmul_peak_tflops|batch|heads|seq_lens|head_dims (the lists measured)|split_seq (the first
+    length whose batch·heads·S² score tensor has more elements than 32-bit offsets reach: from the
+    configuration) | sweep.<variant>.<seq>.<head_dim>.<field> (a point; main_short_name, main_role, and
+    unavailable_reason for a skipped one) | sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction|
+    longest_seq|kernel_growth (max - min kernels)|grows_at (the first length with more kernels than the
+    shortest, at either head dimension)|grows_at_per_split|gemm_main_points (points whose longest kernel is a
+    GEMM) | sweep.ratio.<variant>.<seq>.<head_dim>.<seq>.<head_dim>.<field>: one point's over another's"""
     if snap.sweep is None:
         raise UnknownMetric("this snapshot has no scaling sweep (measure --extended)")
     if parts == ["matmul_peak_tflops"]:
         return snap.sweep.matmul_peak_tflops
+    if parts in (["batch"], ["heads"]):
+        return getattr(snap.sweep, parts[0])
+    if parts in (["seq_lens"], ["head_dims"]):
+        return sorted({getattr(p, parts[0][:-1]) for p in snap.sweep.points})
+    if parts == ["split_seq"]:
+        over = [s for s in _sweep_metric(snap, ["seq_lens"]) if snap.sweep.batch * snap.sweep.heads * s * s > 2**31 - 1]
+        if not over:
+            raise UnknownMetric("no score tensor of the sweep passes 32-bit offsets")
+        return over[0]
+    if len(parts) == 7 and parts[0] == "ratio":
+        return _sweep_metric(snap, parts[1:4] + parts[6:]) / _sweep_metric(snap, [parts[1], *parts[4:]])
     points = [p for p in snap.sweep.points if p.variant == parts[0]]
     if not points:
         raise UnknownMetric(f"no sweep points for {parts[0]!r}")
@@ -223,15 +248,31 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
         summary = {"max_kernels": lambda: max(p.kernels for p in measured),
                    "min_kernels": lambda: min(p.kernels for p in measured),
                    "best_tflops_fraction": lambda: max(p.tflops for p in measured) / snap.sweep.matmul_peak_tflops,
-                   "longest_seq": lambda: max(p.seq_len for p in measured)}
+                   "longest_seq": lambda: max(p.seq_len for p in measured),
+                   "kernel_growth": lambda: max(p.kernels for p in measured) - min(p.kernels for p in measured),
+                   "gemm_main_points": lambda: sum(1 for p in measured if p.main_kernel and views.is_gemm(p.main_kernel))}
         if parts[1] in summary and measured:
             return summary[parts[1]]()
+        if parts[1] in ("grows_at", "grows_at_per_split") and measured:
+            grows = []
+            for head_dim in {p.head_dim for p in measured}:
+                row = sorted((p for p in measured if p.head_dim == head_dim), key=lambda p: p.seq_len)
+                grows += [p.seq_len for p in row if p.kernels > row[0].kernels][:1]
+            if not grows:
+                raise UnknownMetric(f"the kernel count of {parts[0]!r} never grows in the sweep")
+            first = min(grows)
+            return first if parts[1] == "grows_at" else first / _sweep_metric(snap, ["split_seq"])
     if len(parts) == 4:
         match = [p for p in points if str(p.seq_len) == parts[1] and str(p.head_dim) == parts[2]]
         if match:
             point = match[0]
             if parts[3] == "available":
                 return point.available
+            if parts[3] == "unavailable_reason" and not point.available:
+                return point.reason
+            if parts[3] in ("main_short_name", "main_role") and point.main_kernel:
+                name = point.main_kernel
+                return views.short_kernel_name(name) if parts[3] == "main_short_name" else views.kernel_role(name)
             if not point.available:
                 raise UnknownMetric(f"sweep point {'.'.join(parts[:3])} is unavailable: {point.reason}")
             if parts[3] == "tflops_fraction":
@@ -242,7 +283,9 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
 
 
 def _training_metric(snap: Snapshot, parts: list[str]) -> Any:
-    """training.<variant>.kernels|device_us|gpu_activities | training.inplace_raised|inplace_grad_diff|fastest"""
+    """training.<variant>.kernels|device_us|gpu_activities|step_per_forward (a step's device time over the
+    forward's) | training.diff.<a>.<b>.<field> | training.inplace_raised|inplace_grad_diff|fastest|
+    fastest_as_forward (the fastest step belongs to the fastest forward among the variants trained)"""
     if snap.training is None:
         raise UnknownMetric("this snapshot has no training pass (measure --extended)")
     t = snap.training
@@ -253,8 +296,15 @@ def _training_metric(snap: Snapshot, parts: list[str]) -> Any:
     measured = {p.variant: p for p in t.points if p.available}
     if parts == ["fastest"]:
         return min(measured, key=lambda v: measured[v].device_us)
+    if parts == ["fastest_as_forward"] and measured:
+        forward = {v: variant_metric(snap, v, "device_us") for v in measured}
+        return min(measured, key=lambda v: measured[v].device_us) == min(forward, key=forward.get)
     if len(parts) == 2 and parts[0] in measured and parts[1] in ("kernels", "device_us", "gpu_activities"):
         return getattr(measured[parts[0]], parts[1])
+    if len(parts) == 2 and parts[0] in measured and parts[1] == "step_per_forward":
+        return measured[parts[0]].device_us / variant_metric(snap, parts[0], "device_us")
+    if len(parts) == 4 and parts[0] == "diff":
+        return _training_metric(snap, parts[1:2] + parts[3:]) - _training_metric(snap, parts[2:])
     raise UnknownMetric(f"unknown training key {'.'.join(['training', *parts])!r}")
 
 
@@ -296,7 +346,26 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
             # ncu's theoretical occupancy minus our calculator's (occupancy.py) for the same kernel
             return totals["main_theoretical_occupancy_pct"] - variant_metric(
                 snap, parts[0], "main_theoretical_occupancy_pct")
+        if parts[1] == "dram_per_fp32_score" and totals["dram_bytes"] is not None:
+            # HBM bytes over one float32 score matrix (math keeps its scores in float32 whatever the input dtype)
+            return totals["dram_bytes"] / metric(snap, "config.score_fp32_bytes")
+        if parts[1] == "flops_per_causal" and totals["flops"] is not None:   # every FLOP, Tensor Core and FP32
+            return totals["flops"] / snap.config.causal_flops
     raise UnknownMetric(f"unknown counters key {'.'.join(['counters', *parts])!r}")
+
+
+def _counters_bandwidth_share(snap: Snapshot, variant_id: str, role: str) -> float:
+    """counters.<variant>.bandwidth_share[<role>]: the HBM bandwidth the variant's kernels of one role
+    (views.ROLES) reached under ncu, their bytes over their time, as a share of the measured copy bandwidth."""
+    from attn_examples import hardware
+
+    if not hardware.available(snap):
+        raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
+    rows = [r for r in hardware.kernel_rows(snap, variant_id) if views.kernel_role(r["name"]) == role]
+    if not rows or any(r["dram_bytes"] is None or not r["duration_us"] for r in rows):
+        raise UnknownMetric(f"no {role!r} kernel of {variant_id!r} with HBM bytes and a duration in the counters")
+    gbps = sum(r["dram_bytes"] for r in rows) / (sum(r["duration_us"] for r in rows) * 1e-6) / 1e9
+    return gbps / _ceilings_metric(snap, ["copy_gbps"])
 
 
 def _ceilings_metric(snap: Snapshot, parts: list[str]) -> Any:
@@ -305,6 +374,14 @@ def _ceilings_metric(snap: Snapshot, parts: list[str]) -> Any:
     if len(parts) == 1 and hasattr(snap.ceilings, parts[0]):
         return getattr(snap.ceilings, parts[0])
     raise UnknownMetric(f"unknown ceilings key {'.'.join(['ceilings', *parts])!r}")
+
+
+def _winner(snap: Snapshot, name: str) -> str:
+    """`winner` stands for the variant with the smallest device time, in any variant key
+    (`winner.peak_memory_bytes`, `ratio.naive_inplace.winner.device_us`)."""
+    if name != "winner":
+        return name
+    return metric(snap, "fastest.device_us")
 
 
 def metric(snap: Snapshot, key: str) -> Any:
@@ -354,6 +431,8 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _training_metric(snap, parts[1:])
     elif parts[0] == "occupancy" and arg is None:
         return _occupancy_metric(snap, parts[1:])
+    elif parts[0] == "counters" and len(parts) == 3 and parts[2] == "bandwidth_share" and arg is not None:
+        return _counters_bandwidth_share(snap, parts[1], arg)
     elif parts[0] == "counters" and arg is None:
         return _counters_metric(snap, parts[1:])
     elif parts[0] == "ceilings" and arg is None:
@@ -372,9 +451,9 @@ def metric(snap: Snapshot, key: str) -> Any:
         pick = min if parts[0] == "fastest" else max
         return pick(measured, key=measured.get)
     elif parts[0] in ("ratio", "diff") and len(parts) == 4:
-        a = variant_metric(snap, parts[1], parts[3], arg)
-        b = variant_metric(snap, parts[2], parts[3], arg)
+        a = variant_metric(snap, _winner(snap, parts[1]), parts[3], arg)
+        b = variant_metric(snap, _winner(snap, parts[2]), parts[3], arg)
         return a / b if parts[0] == "ratio" else a - b
     elif len(parts) == 2:
-        return variant_metric(snap, parts[0], parts[1], arg)
+        return variant_metric(snap, _winner(snap, parts[0]), parts[1], arg)
     raise UnknownMetric(f"unknown key {key!r}")

@@ -92,15 +92,18 @@ def provenance(snap: Snapshot, lang: str, live: bool) -> str:
 
 # ---- tables ------------------------------------------------------------------------------------
 
-def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), wide: int | None = None) -> str:
-    """`numeric` columns align right; the `wide` column (a kernel name) gets room and may wrap."""
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), wide: int | None = None,
+           kind: str | None = None) -> str:
+    """`numeric` columns align right; the `wide` column (a kernel name) gets room and may wrap; `kind`
+    marks a table that carries its provenance in its rows (the devices table)."""
     head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{h}</th>' for i, h in enumerate(headers))
     body = "".join(
         "<tr>" + "".join(f'<td{" class=num" if i in numeric else " class=wide" if i == wide else ""}>{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>"
         for row in rows
     )
-    return f'<div class="attn-table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    data = f' data-kind="{kind}"' if kind else ""
+    return f'<div class="attn-table"{data}><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _tc(lang: str, flag: bool | None) -> str:
@@ -247,8 +250,10 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         return ROLE_WORDS[lang].get(value, value)
     if last == "tensor_flops_per_causal":   # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
-    if key.startswith(("ratio.", "counters.ratio.")) or re.search(r"_per_(qkvo|qkv|output|score|causal|ridge)$", last):
+    if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")) or re.search(r"_per_(qkvo|qkv|output|score|fp32_score|causal|ridge|device|repeat|forward|split)$", last):
         return fmt_ratio(value)
+    if key in ("sweep.seq_lens", "sweep.head_dims"):
+        return join_words([fmt_num(v) for v in value], lang)
     if last.endswith("tflops") and isinstance(value, (int, float)):
         return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:,.1f} TFLOP/s"
     if last.endswith("_gbps"):
@@ -537,7 +542,7 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                            if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US) else
                            (_e(fmt_us(quoted_values[v])) + f' <span class="attn-detail">({t(lang, "derived")})</span>'
                             if v in quoted_values else "") for v in ARTICLE_VARIANTS])
-    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0)
+    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0, kind="devices")
 
 
 # ---- hardware counters ---------------------------------------------------------------------------

@@ -202,6 +202,9 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         return
     if name in ("device_us", "host_us", "host_first_us", "peak_memory_bytes"):
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
+    if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):   # the host time moves
+        return _scale_timing(data, variant, "host_us" if name == "host_per_device" else "host_first_us",
+                             100.0 if up else 0.01)
     if name == "launch_api":
         for step in _steps(data, variant):
             for a in step["gpu"]:
@@ -221,13 +224,19 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["est_occupancy_pct"] += 6.0 if up else -6.0 if kernel["est_occupancy_pct"] >= 6 else 6.0
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
+            elif field == "grid_per_sm":
+                kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
+            elif field == "smem_bytes":
+                kernel["shared_memory_bytes"] = kernel["shared_memory_bytes"] * 2 if up else kernel["shared_memory_bytes"] // 2
+            elif field == "theoretical_limit":       # few registers, a large shared-memory block: the limit moves
+                kernel.update(registers_per_thread=32, shared_memory_bytes=200_000)
             elif field == "name":
                 quoted = article.QUOTES.get(f"main_kernel.{variant}")
                 if up and quoted is not None and kernel["name"] != quoted.text:
                     kernel["name"] = quoted.text          # the article's own kernel
                 else:
                     kernel["name"] = "zz_" + kernel["name"].replace("sm90", "sm80").replace(
-                        "fmha_cutlass", "fmha_other").replace("wgmma", "wmma")
+                        "fmha_cutlass", "fmha_other").replace("wgmma", "wmma").replace("cga1x1x1", "cga2x1x1")
         return
     raise AssertionError(f"no perturbation for metric {metric!r}")
 
@@ -357,6 +366,9 @@ def perturb(data: dict, key: str, up: bool) -> None:
         _perturb_counters(data, parts[1:], up)
     elif key == "dispatch.auto":
         data["dispatch"]["auto_backend"] = "MATH"
+    elif key in ("device.sm", "device.cc", "device.arch"):   # the GPU moves onto the article's sm80 or off it
+        provenance = data["provenance"]
+        provenance["compute_capability"] = "9.0" if provenance["compute_capability"] == "8.0" else "8.0"
     elif parts[0] in ("fastest", "slowest"):
         # up: an unfused variant takes the lead (fastest) or the tail (slowest); down: flash leads or
         # math trails (the article's own order), whichever is measured

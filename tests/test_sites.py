@@ -25,7 +25,7 @@ NAMES = [folder.name for folder in pages.committed_snapshots()]
 PAGES = pages.page_names()
 LANGS = ("en", "zh-TW")
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
-_NOT_PROSE = re.compile(r'<div class="attn-table">.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
+_NOT_PROSE = re.compile(r'<div class="attn-table"[^>]*>.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
                         r'<code>.*?</code>|<span class="attn-quoted"[^>]*>.*?</span>|<p class="attn-(?:provenance|'
                         r'caption|trace|detail)">.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>', re.S)
 _DASH_IN_SENTENCE = re.compile(r"(?:^|[\s(（:：])–(?=[\s,.;:)）。，、]|$)")
