@@ -25,8 +25,11 @@ A key names one raw value:
   `role[<role>]` (kernels of that role: see views.ROLES)
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
+  `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
+  (`lowest.rel_error`), among the variants that have it;
   `winner` in place of a variant names that fastest one (`winner.peak_memory_bytes`)
-- `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that is
+- `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that pins it;
+  `dispatch.auto_is_fastest`: whether that variant is the fastest measured
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
   matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff)
@@ -446,9 +449,20 @@ def metric(snap: Snapshot, key: str) -> Any:
         if variant is None:
             raise UnknownMetric(f"no variant pins backend {snap.dispatch.auto_backend!r}")
         return variant
-    elif parts[0] in ("fastest", "slowest") and len(parts) == 2 and arg is None:
-        measured = {v: variant_metric(snap, v, parts[1]) for v, r in snap.variants.items() if r.available}
-        pick = min if parts[0] == "fastest" else max
+    elif head == "dispatch.auto_is_fastest" and arg is None:
+        return metric(snap, "dispatch.auto_variant") == metric(snap, "fastest.device_us")
+    elif parts[0] in ("fastest", "slowest", "lowest", "highest") and len(parts) == 2 and arg is None:
+        measured = {}
+        for v, r in snap.variants.items():
+            try:
+                value = variant_metric(snap, v, parts[1]) if r.available else None
+            except UnknownMetric:       # a variant without this metric takes no part in the ranking
+                value = None
+            if value is not None:
+                measured[v] = value
+        if not measured:
+            raise UnknownMetric(f"no variant has {parts[1]!r} in this measurement")
+        pick = min if parts[0] in ("fastest", "lowest") else max
         return pick(measured, key=measured.get)
     elif parts[0] in ("ratio", "diff") and len(parts) == 4:
         a = variant_metric(snap, _winner(snap, parts[1]), parts[3], arg)
