@@ -147,6 +147,8 @@ def _validate(item: Any, where: str, seen: set[str]) -> None:
         raise ClaimsError(f"{where}: field 'expected' must be [low, high] for 'between'")
     if item["relation"] == "within" and not item.get("tolerance"):
         raise ClaimsError(f"{where}: field 'tolerance' (relative) is required for 'within'")
+    if item.get("tolerance") and item["relation"] not in ("within", "=="):
+        raise ClaimsError(f"{where}: field 'tolerance' is read only by 'within' and '==', not by {item['relation']!r}")
 
 
 def _load_file(path: Path, seen: set[str]) -> list[Claim]:

@@ -88,12 +88,20 @@ def broken_links(site: Path) -> list[str]:
     return problems
 
 
+def _local(rel: Path) -> tuple[Path, Path]:
+    """A page's site and its path inside it: the top site, or one built per committed snapshot
+    under snapshots/<name>/ (attn_examples.sites), each with its own language folders."""
+    if len(rel.parts) > 2 and rel.parts[0] == "snapshots":
+        return Path(*rel.parts[:2]), Path(*rel.parts[2:])
+    return Path(), rel
+
+
 def accessibility(site: Path) -> list[str]:
     """Alt text on images, a label on figures, headers on tables, heading levels in order, lang."""
     problems = []
     for path in pages(site):
         page, rel = parse(path), path.relative_to(site)
-        want = "zh-TW" if rel.parts[0] == "zh-TW" else "en"
+        want = "zh-TW" if _local(rel)[1].parts[0] == "zh-TW" else "en"
         if page.lang != want:
             problems.append(f"{rel}: <html lang={page.lang!r}>, expected {want!r}")
         problems += [f"{rel}: <img> without alt" for img in page.imgs if not img.get("alt", "").strip()]
@@ -110,6 +118,7 @@ def accessibility(site: Path) -> list[str]:
 
 def missing_translations(site: Path) -> list[str]:
     """Every English page has its zh-TW twin and the other way round."""
-    en = {p.relative_to(site) for p in pages(site) if p.relative_to(site).parts[0] != "zh-TW"}
-    zh = {Path(*p.relative_to(site).parts[1:]) for p in pages(site) if p.relative_to(site).parts[0] == "zh-TW"}
+    local = [_local(p.relative_to(site)) for p in pages(site)]
+    en = {root / rel for root, rel in local if rel.parts[0] != "zh-TW"}
+    zh = {root / Path(*rel.parts[1:]) for root, rel in local if rel.parts[0] == "zh-TW"}
     return [f"no zh-TW page for {p}" for p in sorted(en - zh)] + [f"no English page for {p}" for p in sorted(zh - en)]

@@ -42,6 +42,7 @@ def test_the_claims_files_are_well_formed_and_cover_every_backend():
     ("- {id: a, statement: {en: a}, metric: m, relation: '==', expected: 1}", "'en' and 'zh-TW'"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '~', expected: 1}", "relation"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: within, expected: 1}", "tolerance"),
+    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '>=', expected: 2, tolerance: 0.1}", "tolerance"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, colour: red}", "unknown field"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {gpu: x}}", "applies"),
     ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {device: [x]}}",
@@ -125,11 +126,60 @@ def _scale_timing(data: dict, variant: str, field: str, factor: float) -> None:
     timing = data["variants"][variant]["timing"]
     if field == "peak_memory_bytes":
         timing[field] = int(timing[field] * factor)
+    elif field in ("rel_error", "compile_s"):       # plain numbers, not statistics
+        timing[field] *= factor
     else:
         timing[field]["median"] *= factor
 
 
+def _winner(data: dict, name: str) -> str:
+    """`winner` read off the (perturbed) data as metrics.py reads it: the available variant with the
+    smallest device time."""
+    if name != "winner":
+        return name
+    timed = {v: r["timing"]["device_us"]["median"] for v, r in data["variants"].items()
+             if r["available"] and r["timing"] and r["timing"]["device_us"]}
+    return min(timed, key=timed.get)
+
+
+# A kernel name for each role of views.ROLES (checked below), for a kernel of that role to appear
+_ROLE_NAMES = {"combine": "flash_fwd_splitkv_combine_kernel_injected", "attention": "flash_fwd_kernel_injected",
+               "gemm": "nvjet_sm90_tst_injected", "fused": "triton_per_fused_injected",
+               "convert": "copy_kernel_injected", "scale": "MulFunctor_injected", "fill": "FillFunctor_injected",
+               "mask": "masked_fill_kernel_injected", "where": "where_kernel_injected", "add": "add_kernel_injected",
+               "softmax": "softmax_injected", "isneginf": "isneginf_injected", "reduce": "reduce_kernel_injected",
+               "other": "perturbed_injected"}
+assert all(views.kernel_role(name) == role for role, name in _ROLE_NAMES.items())
+assert set(_ROLE_NAMES) == {role for role, _ in views.ROLES} | {"other"}
+
+
+def _edit_role(data: dict, variant: str, role: str, up: bool) -> None:
+    """One kernel of `role` more (a copy of one, or a new one) or one fewer, in every step."""
+    for step in _steps(data, variant):
+        gpu = step["gpu"]
+        same = [a for a in gpu if a["kind"] == "kernel" and views.kernel_role(a["name"]) == role]
+        if up:
+            kernels = [a for a in gpu if a["kind"] == "kernel"]
+            template = copy.deepcopy(same[0] if same else kernels[0] if kernels else gpu[0])
+            if not same:
+                template["name"] = _ROLE_NAMES[role]
+            gpu.append({**template, "kind": "kernel", "dur_us": 0.5})
+        elif same:
+            gpu.remove(same[-1])
+
+
+_SCALABLE_TIMING = ("device_us", "host_us", "host_first_us", "peak_memory_bytes", "rel_error", "compile_s")
+
+
+def _scale_variant_value(data: dict, variant: str, metric: str, factor: float) -> None:
+    """Move one variant's value of `metric` by `factor` (timing values), else one step (counts)."""
+    if metric in _SCALABLE_TIMING:
+        return _scale_timing(data, variant, metric, factor)
+    return _perturb_variant(data, variant, metric, factor > 1)
+
+
 def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
+    variant = _winner(data, variant)
     name, _, arg = metric.partition("[")
     arg = arg.rstrip("]") or None
     result = data["variants"][variant]
@@ -200,7 +250,9 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
             elif up:
                 step["cpu_ops"].append({"name": arg, "count": 1, "total_us": 1.0, "self_us": 1.0})
         return
-    if name in ("device_us", "host_us", "host_first_us", "peak_memory_bytes"):
+    if name == "role":
+        return _edit_role(data, variant, arg, up)
+    if name in _SCALABLE_TIMING:
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
     if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):   # the host time moves
         return _scale_timing(data, variant, "host_us" if name == "host_per_device" else "host_first_us",
@@ -220,16 +272,19 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["registers_per_thread"] += 1 if up else -1
             elif field == "threads":
                 kernel["block"] = [kernel["block"][0] * (2 if up else 1) // (1 if up else 2), 1, 1]
-            elif field == "occupancy_pct":
-                kernel["est_occupancy_pct"] += 6.0 if up else -6.0 if kernel["est_occupancy_pct"] >= 6 else 6.0
+            elif field == "occupancy_pct":          # one step of 8 of an SM's 64 warps
+                kernel["est_occupancy_pct"] += 12.5 if up else -12.5 if kernel["est_occupancy_pct"] >= 12.5 else 12.5
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
             elif field == "grid_per_sm":
                 kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
-            elif field == "smem_bytes":
-                kernel["shared_memory_bytes"] = kernel["shared_memory_bytes"] * 2 if up else kernel["shared_memory_bytes"] // 2
+            elif field == "smem_bytes":             # x4 / 4: across the 48 KiB default from either side
+                kernel["shared_memory_bytes"] = kernel["shared_memory_bytes"] * 4 if up else kernel["shared_memory_bytes"] // 4
             elif field == "theoretical_limit":       # few registers, a large shared-memory block: the limit moves
                 kernel.update(registers_per_thread=32, shared_memory_bytes=200_000)
+            elif field == "role":
+                if not up:                           # the main kernel's name no longer says what it does
+                    kernel["name"] = _ROLE_NAMES["other" if views.kernel_role(kernel["name"]) != "other" else "softmax"]
             elif field == "name":
                 quoted = article.QUOTES.get(f"main_kernel.{variant}")
                 if up and quoted is not None and kernel["name"] != quoted.text:
@@ -237,20 +292,68 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 else:
                     kernel["name"] = "zz_" + kernel["name"].replace("sm90", "sm80").replace(
                         "fmha_cutlass", "fmha_other").replace("wgmma", "wmma").replace("cga1x1x1", "cga2x1x1")
+        if name == "main_role" and up:              # another kernel, of another role, takes the longest time
+            role = views.kernel_role(_steps(data, variant)[0]["gpu"][index]["name"])
+            others = [i for i, a in enumerate(_steps(data, variant)[0]["gpu"])
+                      if a["kind"] == "kernel" and views.kernel_role(a["name"]) != role]
+            if not others:
+                return _perturb_variant(data, variant, metric, False)
+            for step in _steps(data, variant):
+                step["gpu"][others[0]]["dur_us"] = 3.0 * step["gpu"][index]["dur_us"]
         return
     raise AssertionError(f"no perturbation for metric {metric!r}")
 
 
+def _sweep_rows(points: list[dict]) -> list[list[dict]]:
+    """The measured points of one variant, one row per head dimension, shortest length first."""
+    measured = [p for p in points if p["available"]]
+    return [sorted((p for p in measured if p["head_dim"] == d), key=lambda p: p["seq_len"])
+            for d in sorted({p["head_dim"] for p in measured})]
+
+
 def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
+    if parts[0] == "ratio":                     # sweep.ratio.<v>.<s>.<d>.<s>.<d>.<field>: numerator one way,
+        _perturb_sweep(data, [parts[1], parts[2], parts[3], parts[6]], up)
+        return _perturb_sweep(data, [parts[1], parts[4], parts[5], parts[6]], not up)   # denominator the other
     points = [p for p in data["sweep"]["points"] if p["variant"] == parts[0]]
     if len(parts) == 2:
-        for p in points:
-            if not p["available"]:
-                continue
+        measured = [p for p in points if p["available"]]
+        if parts[1] == "kernel_growth":         # up: the largest count grows; down: every point launches the same
+            if up:
+                max(measured, key=lambda p: p["kernels"])["kernels"] += 1
+            else:
+                least = min(p["kernels"] for p in measured)
+                for p in measured:
+                    p["kernels"] = least
+            return
+        if parts[1] in ("grows_at", "grows_at_per_split"):
+            # up: the count first grows one length later; down: one length earlier (in every head dimension)
+            for row in _sweep_rows(points):
+                first = next((i for i, p in enumerate(row) if p["kernels"] > row[0]["kernels"]), None)
+                if first is None:
+                    continue
+                if up:
+                    for p in row[first:]:
+                        if p["kernels"] == row[first]["kernels"]:
+                            p["kernels"] = row[0]["kernels"]
+                elif first > 1:
+                    row[first - 1]["kernels"] = row[first]["kernels"]
+            return
+        if parts[1] == "gemm_main_points":      # one point's longest kernel becomes a GEMM, or stops being one
+            gemm_names = [a["name"] for r in data["variants"].values() if r["available"] for s in r["profile"]["steps"][:1]
+                          for a in s["gpu"] if a["kind"] == "kernel" and views.is_gemm(a["name"])]
+            for p in measured:
+                if p["main_kernel"] and views.is_gemm(p["main_kernel"]) != up:
+                    p["main_kernel"] = (gemm_names[0] if gemm_names else _ROLE_NAMES["gemm"]) if up else _ROLE_NAMES["other"]
+                    break
+            return
+        for p in measured:
             if parts[1] in ("max_kernels", "min_kernels"):
                 p["kernels"] += 1 if up else -1
             elif parts[1] == "best_tflops_fraction":
                 p["tflops"] *= 3.0 if up else 1 / 3
+            else:
+                raise AssertionError(f"no perturbation for sweep.{'.'.join(parts)}")
         return
     point = next(p for p in points if str(p["seq_len"]) == parts[1] and str(p["head_dim"]) == parts[2])
     field = parts[3]
@@ -265,18 +368,33 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
     elif field == "main_occupancy_pct":
         point[field] = point[field] + 12.5 if up else max(point[field] - 12.5, 0) or 6.0
     else:
-        point[field] = point[field] * (3 if up else 1 / 3)
+        field = "tflops" if field == "tflops_fraction" else field   # over the sweep's own matmul peak
+        value = point[field] * (3 if up else 1 / 3)
+        point[field] = round(value) if isinstance(point[field], int) else value
 
 
 def _perturb_training(data: dict, parts: list[str], up: bool) -> None:
     training = data["training"]
+    measured = [p for p in training["points"] if p["available"]]
     if parts == ["inplace_raised"]:
         training["inplace_autograd"].update(raised=True, error="RuntimeError: perturbed", max_abs_grad_diff=None)
     elif parts == ["inplace_grad_diff"]:
         training["inplace_autograd"]["max_abs_grad_diff"] = 1e-3
     elif parts == ["fastest"]:
-        fastest = min((p for p in training["points"] if p["available"]), key=lambda p: p["device_us"])
+        fastest = min(measured, key=lambda p: p["device_us"])
         fastest["device_us"] *= 100
+    elif parts == ["fastest_as_forward"]:
+        if up:          # the fastest training step falls behind: another variant trains fastest
+            min(measured, key=lambda p: p["device_us"])["device_us"] *= 100
+        else:           # the fastest forward among the variants trained falls behind
+            forward = {p["variant"]: data["variants"][p["variant"]]["timing"]["device_us"]["median"] for p in measured}
+            _scale_timing(data, min(forward, key=forward.get), "device_us", 100.0)
+    elif parts[0] == "diff":                    # training.diff.<a>.<b>.<field>: a one way, b the other
+        _perturb_training(data, [parts[1], parts[3]], up)
+        _perturb_training(data, [parts[2], parts[3]], not up)
+    elif parts[1] == "step_per_forward":        # the step's time one way, the forward's the other
+        next(p for p in training["points"] if p["variant"] == parts[0])["device_us"] *= 3 if up else 1 / 3
+        _scale_timing(data, parts[0], "device_us", 1 / 3 if up else 3)
     else:
         point = next(p for p in training["points"] if p["variant"] == parts[0])
         point[parts[1]] = point[parts[1]] * (3 if up else 1 / 3) if parts[1] == "device_us" else point[parts[1]] + (1 if up else -1)
@@ -304,19 +422,29 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
         raise AssertionError(f"no perturbation for occupancy.{parts}")
 
 
+_TENSOR_OPS = "tensor"           # stands for hardware.TENSOR_OPS[<the snapshot's dtype>]
+_FP32_OPS = ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+             "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+             "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum")
+_DRAM = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from (scaled x3 or /3)
-    "dram_per_qkvo": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
-    "dram_per_score": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+    "dram_per_qkvo": _DRAM,
+    "dram_per_score": _DRAM,
+    "dram_per_fp32_score": _DRAM,
     "dram_read_per_qkv": ("dram__bytes_read.sum",),
     "dram_write_per_output": ("dram__bytes_write.sum",),
     "l2_write_per_output": ("lts__t_sectors_op_write.sum",),
-    "main_achieved_occupancy_pct": ("sm__warps_active.avg.pct_of_peak_sustained_active",),
     "main_fma_busy_pct": ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",),
-    "fp32_flops_per_causal": ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                              "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-                              "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"),
-    "tensor_flops_per_causal": ("sm__ops_path_tensor_src_bf16_dst_fp32.sum",),
+    "fp32_flops_per_causal": _FP32_OPS,
+    "tensor_flops_per_causal": (_TENSOR_OPS,),
+    "tensor_flops": (_TENSOR_OPS,),
+    "flops_per_causal": (_TENSOR_OPS, *_FP32_OPS),
     "duration_us": ("gpu__time_duration.sum",),
+}
+_COUNTER_FACTOR = {  # fields whose measured value sits further than x3 from the line the claims draw
+    "l2_write_per_output": 10.0,     # the output's 4x: /3 stays above 1x
+    "dram_per_score": 10.0,          # the fused kernels move a quarter of one score matrix
+    "dram_per_fp32_score": 10.0,     # math moves about 11 float32 score matrices
 }
 _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken away down)
     "theoretical_vs_calculator": ("sm__maximum_warps_per_active_cycle_pct", 10.0),
@@ -324,37 +452,64 @@ _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken a
 }
 
 
-def _perturb_counters(data: dict, parts: list[str], up: bool) -> None:
+def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[dict]:
+    kernels = data["counters"]["variants"][variant]
+    return [k for k in kernels if role is None or views.kernel_role(k["name"]) == role]
+
+
+def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
+    from attn_examples import hardware
+
     if parts[0] == "ratio":                     # numerator one way, denominator the other
         _perturb_counters(data, [parts[1], parts[3]], up)
         return _perturb_counters(data, [parts[2], parts[3]], not up)
     variant, field = parts
     if field == "main_est_occupancy_pct":       # Kineto's side of the comparison
         return _perturb_variant(data, variant, "main_occupancy_pct", up)
-    kernels = data["counters"]["variants"][variant]
-    for kernel in kernels:
+    factor = 3.0 if up else 1 / 3
+    if field == "intensity_per_ridge":
+        # FLOPs over HBM bytes, over the ridge (the bf16 matmul roof over the copy roof): each of the
+        # four moves x3 the same way, so the kernel moves x81 against the ridge
+        for m in (k["metrics"] for k in _counter_kernels(data, variant)):
+            for name in (hardware.TENSOR_OPS[data["config"]["dtype"]], *_FP32_OPS):
+                m[name] *= factor
+            for name in _DRAM:
+                m[name] /= factor
+        data["ceilings"]["bf16_matmul_tflops"] /= factor
+        data["ceilings"]["copy_gbps"] *= factor
+        return None
+    if field == "bandwidth_share":              # the role's HBM bytes over its time, over the copy roof
+        for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
+            for name in _DRAM:
+                m[name] *= factor
+            m["gpu__time_duration.sum"] /= factor
+        data["ceilings"]["copy_gbps"] /= factor
+        return None
+    for kernel in _counter_kernels(data, variant):
         m = kernel["metrics"]
         if field in _COUNTER_SCALED:
-            factor = 10.0 if field == "l2_write_per_output" else 3.0   # the output's 4x: /3 stays above 1x
+            scale = _COUNTER_FACTOR.get(field, 3.0)
             for name in _COUNTER_SCALED[field]:
-                m[name] *= factor if up else 1 / factor
+                name = hardware.TENSOR_OPS[data["config"]["dtype"]] if name == _TENSOR_OPS else name
+                m[name] *= scale if up else 1 / scale
         elif field in _COUNTER_SHIFTED:
             name, amount = _COUNTER_SHIFTED[field]
             m[name] = m[name] + amount if up else max(m[name] - amount, 0.0)
+        elif field == "main_achieved_occupancy_pct":   # up: x3 (at most every warp); down: no warp active
+            name = "sm__warps_active.avg.pct_of_peak_sustained_active"
+            m[name] = min(m[name] * 3.0, 100.0) if up else 0.0
         elif field == "local_store_bytes":
             m["l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"] = 4096.0 if up else 0.0
         elif field == "gmma_instructions":
             m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
-        elif field == "intensity_per_ridge":     # more bytes for the same FLOPs: less intensity
-            for name in ("dram__bytes_read.sum", "dram__bytes_write.sum"):
-                m[name] *= 1 / 3 if up else 3.0
         else:
             raise AssertionError(f"no perturbation for counters.{variant}.{field}")
 
 
 def perturb(data: dict, key: str, up: bool) -> None:
     """Change the snapshot values that `key` is computed from."""
-    head = key.split("[")[0]
+    head, _, arg = key.partition("[")
+    arg = arg[:-1] if arg else None
     parts = head.split(".")
     if parts[0] == "sweep":
         _perturb_sweep(data, parts[1:], up)
@@ -363,10 +518,14 @@ def perturb(data: dict, key: str, up: bool) -> None:
     elif parts[0] == "occupancy":
         _perturb_occupancy(data, parts[1:], up)
     elif parts[0] == "counters":
-        _perturb_counters(data, parts[1:], up)
+        _perturb_counters(data, parts[1:], up, arg)
     elif key == "dispatch.auto":
         data["dispatch"]["auto_backend"] = "MATH"
-    elif key in ("device.sm", "device.cc", "device.arch"):   # the GPU moves onto the article's sm80 or off it
+    elif key == "dispatch.auto_is_fastest":
+        # the variant the un-pinned call dispatches to runs 1e4x faster (it leads) or slower (it trails)
+        variant = metrics.BACKEND_VARIANTS[data["dispatch"]["auto_backend"]]
+        _scale_timing(data, variant, "device_us", 1e-4 if up else 1e4)
+    elif key in ("device.sm", "device.cc", "device.arch", "device.mma"):   # onto the article's sm80 or off it
         provenance = data["provenance"]
         provenance["compute_capability"] = "9.0" if provenance["compute_capability"] == "8.0" else "8.0"
     elif parts[0] in ("fastest", "slowest"):
@@ -377,6 +536,20 @@ def perturb(data: dict, key: str, up: bool) -> None:
                                                    available[0])) if parts[0] == "fastest" else \
             ("naive" if up else "sdpa_math")
         _scale_timing(data, target, "device_us", 1e-4 if parts[0] == "fastest" else 1e4)
+    elif parts[0] in ("lowest", "highest"):
+        # up: the variant that has the lowest (highest) value loses it by far; down: the one ranked
+        # last takes its place. The ranking is read off the (perturbed) data as metrics.py reads it.
+        snap = snapshot_from_dict(data)
+        ranked = {}
+        for v, r in snap.variants.items():
+            try:
+                ranked[v] = metrics.variant_metric(snap, v, parts[1]) if r.available else None
+            except metrics.UnknownMetric:
+                pass
+        ranked = sorted((v for v in ranked if ranked[v] is not None), key=ranked.get,
+                        reverse=parts[0] == "highest")
+        worse = 1e4 if parts[0] == "lowest" else 1e-4
+        _scale_variant_value(data, ranked[0] if up else ranked[-1], parts[1], worse if up else 1 / worse)
     elif parts[0] == "config":
         config = data["config"]
         if parts[1] == "matches_article":
@@ -444,28 +617,50 @@ def test_accept_promotes_a_snapshot_with_its_traces(tmp_path):
     assert load_snapshot(tmp_path / "baseline") == load_snapshot(H200)
 
 
+def _edited_copy(tmp_path: Path, name: str, edit) -> Path:
+    """A copy of the H200 snapshot (traces included) with `edit` applied to its JSON."""
+    folder = tmp_path / name
+    shutil.copytree(H200, folder)
+    data = json.loads((folder / "snapshot.json").read_text())
+    edit(data)
+    (folder / "snapshot.json").write_text(json.dumps(data))
+    return folder
+
+
+def _second_memcpy(data: dict) -> None:
+    """Naive launches a second device-to-device copy: the truth 'naive-one-memcpy' breaks."""
+    _edit_activities(data, "naive", "memcpy", up=True)
+
+
 def test_check_cli_exits_nonzero_on_a_broken_claim(tmp_path, capsys):
+    """A broken truth fails the check, naming it; a missed observation does not."""
     from attn_examples.cli import main
 
-    shutil.copytree(H200, tmp_path / "snap")
-    data = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
-    _edit_activities(data, "sdpa_flash", "kernel", up=True)
-    (tmp_path / "snap" / "snapshot.json").write_text(json.dumps(data))
-    assert main(["check", str(tmp_path / "snap")]) == 1
+    assert next(c for c in CLAIMS if c.id == "naive-one-memcpy").gates
+    assert not next(c for c in CLAIMS if c.id == "flash-one-kernel").gates
+    # flash launching two kernels misses only observations (flash-one-kernel among them): the check passes
+    observed = _edited_copy(tmp_path, "observation", lambda data: _edit_activities(data, "sdpa_flash", "kernel", up=True))
+    verdicts = {v.claim.id: v for v in claims.check(load_snapshot(observed), CLAIMS)}
+    assert verdicts["flash-one-kernel"].status == "fail"
+    assert all(v.ok for v in verdicts.values())
+    capsys.readouterr()
+    assert main(["check", str(observed)]) == 0
+    assert "do not hold" not in capsys.readouterr().err
+    # a second memcpy in naive breaks a truth: the check fails, naming it with both values
+    broken = _edited_copy(tmp_path, "truth", _second_memcpy)
+    assert main(["check", str(broken)]) == 1
     err = capsys.readouterr().err
-    assert "claim 'flash-one-kernel'" in err and "sdpa_flash.kernels = 2, expected == 1" in err
+    assert "claim 'naive-one-memcpy'" in err and "naive.memcpys = 2, expected == 1" in err
     assert "attn-examples accept" in err
 
 
 def test_the_strict_build_fails_on_a_drifted_snapshot(tmp_path):
-    """A snapshot where flash launched two kernels: the site must refuse to publish it."""
-    shutil.copytree(H200, tmp_path / "snap")
-    data = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
-    _edit_activities(data, "sdpa_flash", "kernel", up=True)
-    (tmp_path / "snap" / "snapshot.json").write_text(json.dumps(data))
+    """A snapshot where naive launched two copies (a truth broken): the site must refuse to publish it."""
+    folder = _edited_copy(tmp_path, "snap", _second_memcpy)
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
-               ATTN_EXAMPLES_SNAPSHOT=str(tmp_path / "snap"), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
+               ATTN_EXAMPLES_SNAPSHOT=str(folder), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
-    assert "claim 'flash-one-kernel'" in done.stderr and "NVIDIA H200" in done.stderr
+    assert "claim 'naive-one-memcpy'" in done.stderr and "naive.memcpys = 2, expected == 1" in done.stderr
+    assert "NVIDIA H200" in done.stderr

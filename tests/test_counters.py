@@ -141,8 +141,8 @@ def test_kernel_base_names_agree_across_the_two_demanglers():
         base_name("void <unnamed>::softmax_warp_forward<float>(float*)")
 
 
-def test_a_measurement_without_counters_renders_dashes_and_says_why(tmp_path, monkeypatch):
-    """No ncu on the builder: the counters page still renders, with '–' and the reason, never a failure."""
+def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypatch):
+    """No ncu on the builder: the counters page still renders, says why, and shows no counter value."""
     import json
 
     from attn_examples import measurement_hooks, site
@@ -163,17 +163,17 @@ def test_a_measurement_without_counters_renders_dashes_and_says_why(tmp_path, mo
 
     page = (REPO / "docs" / "en" / "counters.md").read_text()
     out = measurement_hooks.on_page_markdown(page, _Page(), None, None)
-    assert "{{" not in out and "moves – per" in out
+    assert "{{" not in out and "{%" not in out
+    assert "## Without counters" in out and "## HBM traffic" not in out
     assert "not on this machine" in site.en.counters_status()
     assert "not on this machine" in site.en.counters() and "not on this machine" in site.zh_TW.figure("roofline")
 
 
 def test_with_counters_present_a_misspelt_counters_key_still_fails_the_build():
-    from attn_examples import metrics, render
+    from attn_examples import metrics
 
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     assert snap.counters is not None and snap.counters.available
-    assert not render.optional_and_missing(snap, "counters.naive.no_such_field")
     try:
         metrics.metric(snap, "counters.naive.no_such_field")
     except metrics.UnknownMetric as exc:
@@ -196,4 +196,18 @@ def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
         raise AssertionError("a missing counter read as a number")
     claim = next(c for c in claims.load_claims() if c.id == "cudnn-no-spills")
     verdict = claims.evaluate(claim, snap)
-    assert verdict.status == "fail" and "cannot be measured" in verdict.reason
+    assert verdict.status != "pass"     # an observation: not measured here, never observed by default
+
+
+def test_a_truth_whose_counter_is_missing_fails_and_an_observation_does_not_apply():
+    """Counters present but without HBM bytes: a truth on HBM traffic cannot hold by default; an
+    observation on a counter the pass lacks is simply not made."""
+    from attn_examples import claims
+
+    snap = _with_counters([{"gpu__time_duration.sum": 1.0}])
+    by_id = {c.id: c for c in claims.load_claims()}
+    truth = claims.evaluate(by_id["flash-hbm-below-one-score"], snap)
+    assert by_id["flash-hbm-below-one-score"].kind == "truth"
+    assert truth.status == "fail" and "cannot be measured" in truth.reason
+    observation = claims.evaluate(by_id["flash-spills-registers"], snap)
+    assert by_id["flash-spills-registers"].kind == "observation" and observation.status == "n/a"
