@@ -151,8 +151,8 @@ def build_mode() -> str:
     mode = os.environ.get(MODE_ENV, "auto").strip().lower()
     if mode not in ("auto", "live", "snapshot"):
         raise ValueError(f"{MODE_ENV}={mode!r}: expected auto, live or snapshot")
-    if mode == "auto":
-        return "live" if gpu_present() else "snapshot"
+    if mode == "auto":   # a snapshot someone names is the one they want to read, GPU or not
+        return "snapshot" if os.environ.get(SNAPSHOT_ENV) or not gpu_present() else "live"
     return mode
 
 

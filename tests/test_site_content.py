@@ -120,10 +120,15 @@ def test_no_traceback_or_unrendered_placeholder(built: Built, lang: str, page: P
 
 def test_build_mode_defaults_to_the_snapshot_without_a_gpu(monkeypatch) -> None:
     monkeypatch.delenv(site.MODE_ENV, raising=False)
+    monkeypatch.delenv(site.SNAPSHOT_ENV, raising=False)
     monkeypatch.setattr(site, "gpu_present", lambda: False)
     assert site.build_mode() == "snapshot"
     monkeypatch.setattr(site, "gpu_present", lambda: True)
     assert site.build_mode() == "live"
+    # a reader who names their own snapshot on a GPU machine gets that snapshot, not a new measurement
+    monkeypatch.setenv(site.SNAPSHOT_ENV, "snapshots/cpu")
+    assert site.build_mode() == "snapshot"
+    monkeypatch.delenv(site.SNAPSHOT_ENV)
     monkeypatch.setenv(site.MODE_ENV, "snapshot")
     assert site.build_mode() == "snapshot"
     monkeypatch.setenv(site.MODE_ENV, "sometimes")
