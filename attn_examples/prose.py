@@ -176,7 +176,26 @@ def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "p
     marked = re.sub(r"(?m)^[ \t]*$", _BLANK, text)
     kept = _render_tree(parse(marked, where), facts, where)
     kept = re.sub(r"(?m)^[ \t]*\n", "", kept).replace(_BLANK, "")
-    return PLACEHOLDER.sub(lambda m: value(m.group(1)), kept)
+    return _fill(kept, value)
+
+
+_SPACED = re.compile(r"( ?)" + PLACEHOLDER.pattern + r"( ?)")
+_WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _fill(text: str, value: Callable[[str], str]) -> str:
+    """Put the values in. A space written beside a placeholder is dropped where the value turns out to
+    meet a Chinese character on that side ("而 {{ lowest.rel_error }} 至少" with the value 手寫版), and
+    kept where it meets a Latin word or a number, as Taiwan typesetting does."""
+    def one(m: re.Match) -> str:
+        filled = value(m.group(2))
+        shown = re.sub(r"<[^>]+>", "", filled)
+        before = text[m.start() - 1:m.start()] if m.start() else ""
+        after = text[m.end():m.end() + 1]
+        left = "" if m.group(1) and _WIDE.match(before) and _WIDE.match(shown[:1]) else m.group(1)
+        right = "" if m.group(3) and _WIDE.match(after) and _WIDE.match(shown[-1:]) else m.group(3)
+        return left + filled + right
+    return _SPACED.sub(one, text)
 
 
 _BLANK = "\x00"

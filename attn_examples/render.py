@@ -290,8 +290,15 @@ def join_words(items: list[str], lang: str) -> str:
     """"a, b and c" / 「a、b 與 c」."""
     if len(items) == 1:
         return items[0]
-    comma, last = (", ", " and ") if lang == "en" else ("、", "與 ")
-    return comma.join(items[:-1]) + last + items[-1]
+    if lang == "en":
+        return ", ".join(items[:-1]) + " and " + items[-1]
+    # a space where 與 meets a Latin letter or digit, none beside a full-width character (「1（flash）與 2」)
+    before = "" if _WIDE.match(items[-2][-1:]) else " "
+    after = "" if _WIDE.match(items[-1][:1]) else " "
+    return "、".join(items[:-1]) + before + "與" + after + items[-1]
+
+
+_WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def short_title(lang: str, variant_id: str) -> str:
@@ -336,7 +343,19 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en") -> str:
         return f"±{DRIFT_TOLERANCE:.0%}"
     if key.startswith(("article.", "paper.")):
         return quoted(key, lang)
+    if key.endswith(".unavailable_reason"):
+        return reason_html(metrics.metric(snap, key))
     return as_html(format_metric(key, metrics.metric(snap, key), lang))
+
+
+def reason_html(reason: str, limit: int = 110) -> str:
+    """A refusal quoted inside a sentence: its first sentence (PyTorch's or ours, in English in both
+    languages), the whole message on hover."""
+    first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", reason.strip(), maxsplit=1)[0]
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0] + "…"
+    return f'<q class="attn-reason" lang="en" title="{_e(reason)}">{_e(first)}</q>'
+
 
 
 def as_html(text: str) -> str:

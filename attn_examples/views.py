@@ -147,7 +147,9 @@ def short_reason(reason: str | None) -> str:
     if not reason:
         return "no reason recorded"
     parts = [re.sub(r"\s*\(Triggered internally at [^)]*\)\.?", "", part).strip() for part in reason.split(" | ")]
-    noise = re.compile(r"has been runtime disabled|kernel not used because:?$|^RuntimeError: No available kernel")
+    # "No viable backend ... turning off both the math kernel and the fused kernels": PyTorch's wording
+    # when the one backend we pinned has no implementation on this device, not a reason of its own
+    noise = re.compile(r"has been runtime disabled|kernel not used because:?$|^RuntimeError: No (available kernel|viable backend)")
     kept = [p for p in parts if p and not noise.search(p)]
     seen: list[str] = []
     for part in kept:

@@ -78,6 +78,13 @@ def test_values_are_asked_only_for_the_kept_text():
     assert asked == ["a", "b"]
 
 
+def test_a_space_beside_a_value_goes_only_where_chinese_meets_chinese():
+    values = {"who": "手寫版", "name": "efficient", "code": "<code>x</code>"}
+    out = prose.render("而 {{ who }} 至少；而 {{ name }} 至少；是 {{ code }} 的；is {{ who }} here",
+                       Facts(), values.__getitem__)
+    assert out == "而手寫版至少；而 efficient 至少；是 <code>x</code> 的；is 手寫版 here"
+
+
 @pytest.mark.parametrize("text, message", [
     ("{% if holds x %}open", "never closed"),
     ("{% endif %}", "without an open"),
