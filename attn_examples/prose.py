@@ -180,7 +180,8 @@ def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "p
 
 
 _SPACED = re.compile(r"( ?)" + PLACEHOLDER.pattern + r"( ?)")
-_WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+# a Chinese character or full-width punctuation: no space is set beside one (Taiwan typesetting)
+WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def _fill(text: str, value: Callable[[str], str]) -> str:
@@ -192,8 +193,8 @@ def _fill(text: str, value: Callable[[str], str]) -> str:
         shown = re.sub(r"<[^>]+>", "", filled)
         before = text[m.start() - 1:m.start()] if m.start() else ""
         after = text[m.end():m.end() + 1]
-        left = "" if m.group(1) and _WIDE.match(before) and _WIDE.match(shown[:1]) else m.group(1)
-        right = "" if m.group(3) and _WIDE.match(after) and _WIDE.match(shown[-1:]) else m.group(3)
+        left = "" if m.group(1) and WIDE.match(before) and WIDE.match(shown[:1]) else m.group(1)
+        right = "" if m.group(3) and WIDE.match(after) and WIDE.match(shown[-1:]) else m.group(3)
         return left + filled + right
     return _SPACED.sub(one, text)
 

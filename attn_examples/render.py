@@ -10,7 +10,7 @@ import html
 import re
 from typing import Any
 
-from attn_examples import article, claims, metrics, views
+from attn_examples import article, claims, metrics, prose, views
 from attn_examples.views import short_kernel_name
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot
@@ -293,12 +293,10 @@ def join_words(items: list[str], lang: str) -> str:
     if lang == "en":
         return ", ".join(items[:-1]) + " and " + items[-1]
     # a space where 與 meets a Latin letter or digit, none beside a full-width character (「1（flash）與 2」)
-    before = "" if _WIDE.match(items[-2][-1:]) else " "
-    after = "" if _WIDE.match(items[-1][:1]) else " "
+    before = "" if prose.WIDE.match(items[-2][-1:]) else " "
+    after = "" if prose.WIDE.match(items[-1][:1]) else " "
     return "、".join(items[:-1]) + before + "與" + after + items[-1]
 
-
-_WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def short_title(lang: str, variant_id: str) -> str:
