@@ -7,8 +7,8 @@ While MkDocs executes this file, ``attn_examples/`` is first on ``sys.path`` (it
 ``config.py`` would shadow same-named modules), so import only
 modules that are already loaded by then: MkDocs and the configured plugins.
 
-Two upstream problems are repaired (see shared/research/stack-notes.md, pitfall 2,
-and ultrabug/mkdocs-static-i18n#198):
+Two upstream problems are repaired (ultrabug/mkdocs-static-i18n#198; tests/test_site_build.py
+guards both):
 
 1. Notebook pages written as raw JSON. i18n's ``on_files`` (priority -100) runs
    after mkdocs-jupyter's and rebuilds every file as a plain ``File``. A plain

@@ -1,6 +1,6 @@
 """Build the bilingual site once, strictly, and check the built HTML.
 
-Guards the fragile parts of the documentation stack (shared/research/stack-notes.md):
+Guards the fragile parts of the documentation stack:
 notebooks rendered as raw JSON under i18n (a strict build still exits 0), the
 language switcher, the per-language ``<html lang>``, the mkdocs-jupyter cache
 surviving both language passes, and the site staying free of external assets.
