@@ -14,6 +14,14 @@ from attn_examples.snapshot import Snapshot, SnapshotError, load_snapshot
 from attn_examples.variants import VARIANTS
 
 
+def _plain(value: object) -> str:
+    """Text from a snapshot, printed as it is: rich would read "[...]" in a kernel's template
+    arguments or a reason as markup (and drop it, or fail)."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
 def _fmt(value: object, digits: int = 1) -> str:
     if value is None:
         return "–"
@@ -21,7 +29,7 @@ def _fmt(value: object, digits: int = 1) -> str:
         return f"{value:,.{digits}f}"
     if isinstance(value, list):
         return "×".join(str(x) for x in value)
-    return str(value)
+    return _plain(value)
 
 
 def _mib(value: int | None) -> str:
@@ -34,7 +42,7 @@ def _provenance_line(snap: Snapshot) -> str:
     commit = (p.git_commit or "unknown")[:10] + (" (dirty)" if p.git_dirty else "")
     c = snap.config
     shape = f"[{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}"
-    return f"{p.device_name} · {versions} · {shape} · measured {p.measured_at} · commit {commit}"
+    return _plain(f"{p.device_name} · {versions} · {shape} · measured {p.measured_at} · commit {commit}")
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
@@ -64,13 +72,13 @@ def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
 
     console = Console()
     console.print(f"[dim]{_provenance_line(snap)}[/]")
-    auto = snap.dispatch.auto_backend or "unknown"
-    console.print(f"un-pinned SDPA ran: [bold]{auto}[/] ({snap.dispatch.evidence or 'no evidence'})")
+    auto = _plain(snap.dispatch.auto_backend or "unknown")
+    console.print(f"un-pinned SDPA ran: [bold]{auto}[/] ({_plain(snap.dispatch.evidence or 'no evidence')})")
     for variant_id, result in snap.variants.items():
         if variants and variant_id not in variants:
             continue
         if not result.available:
-            console.print(f"\n[bold]{result.title}[/] — unavailable on this device: {result.unavailable_reason}")
+            console.print(f"\n[bold]{result.title}[/] — unavailable on this device: {_plain(result.unavailable_reason)}")
             continue
         rows = views.kernel_rows(result)
         if rows:
@@ -78,7 +86,7 @@ def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
             for column in ("#", "kind", "name", "launch", "grid", "block", "regs", "smem", "occ %", "µs"):
                 table.add_column(column, overflow="fold")
             for r in rows:
-                table.add_row(str(r["position"]), r["kind"], r["name"], _fmt(r["launch_api"]), _fmt(r["grid"]),
+                table.add_row(str(r["position"]), r["kind"], _plain(r["name"]), _fmt(r["launch_api"]), _fmt(r["grid"]),
                               _fmt(r["block"]), _fmt(r["registers_per_thread"]), _fmt(r["shared_memory_bytes"]),
                               _fmt(r["est_occupancy_pct"]), _fmt(r["dur_us"]))
             console.print(table)
@@ -87,16 +95,16 @@ def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
             for column in ("op", "count", "self µs", "total µs"):
                 table.add_column(column)
             for r in views.cpu_op_rows(result, limit=12):
-                table.add_row(r["name"], str(r["count"]), _fmt(r["self_us"]), _fmt(r["total_us"]))
+                table.add_row(_plain(r["name"]), str(r["count"]), _fmt(r["self_us"]), _fmt(r["total_us"]))
             console.print(table)
         if result.profile and not result.profile.consistent:
-            console.print(f"[red]steps disagree:[/] {result.profile.inconsistency}")
+            console.print(f"[red]steps disagree:[/] {_plain(result.profile.inconsistency)}")
     summary = Table(title="Summary", title_justify="left")
     for column in ("variant", "kernels", "device µs", "host µs", "main kernel", "regs", "occ %", "peak", "rel err"):
         summary.add_column(column, overflow="fold")
     for row in views.summary_rows(snap):
         if not row["available"]:
-            summary.add_row(row["title"], "unavailable", "", "", row["unavailable_reason"][:60], "", "", "", "")
+            summary.add_row(row["title"], "unavailable", "", "", _plain(row["unavailable_reason"][:60]), "", "", "", "")
             continue
         summary.add_row(row["title"], _fmt(row.get("kernels")), _fmt(row["device_us"]), _fmt(row["host_us"]),
                         _fmt(row["main_kernel"]), _fmt(row["main_registers"]), _fmt(row["main_occupancy_pct"]),
@@ -119,7 +127,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a, b = load_snapshot(args.a), load_snapshot(args.b)
     console = Console()
     console.print(f"[bold]A[/] {_provenance_line(a)}\n[bold]B[/] {_provenance_line(b)}")
-    console.print(f"un-pinned SDPA: A → {a.dispatch.auto_backend}, B → {b.dispatch.auto_backend}")
+    console.print(f"un-pinned SDPA: A → {_plain(a.dispatch.auto_backend)}, B → {_plain(b.dispatch.auto_backend)}")
     rows_a = {r["id"]: r for r in views.summary_rows(a)}
     rows_b = {r["id"]: r for r in views.summary_rows(b)}
     table = Table(title="A against B", title_justify="left")
@@ -163,10 +171,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     style = {"pass": "green", "fail": "bold red", "n/a": "dim"}
     for v in verdicts:
-        measured = "–" if v.measured is None else (f"{v.measured:.4g}" if isinstance(v.measured, float) else str(v.measured))
+        measured = "–" if v.measured is None else (f"{v.measured:.4g}" if isinstance(v.measured, float) else _plain(v.measured))
         status = v.status if v.claim.gates or v.status == "n/a" else ("observed" if v.status == "pass" else "not observed")
         table.add_row(v.claim.id, v.claim.kind, f"[{style[v.status] if v.claim.gates else 'cyan'}]{status}[/]",
-                      measured, v.claim.expectation(), "–" if v.claim.article is None else str(v.claim.article_value))
+                      measured, _plain(v.claim.expectation()), "–" if v.claim.article is None else _plain(v.claim.article_value))
     console.print(table)
     failed = [v for v in verdicts if not v.ok]
     truths = [v for v in verdicts if v.status != "n/a" and v.claim.gates]

@@ -12,7 +12,9 @@ import dataclasses
 import gzip
 import hashlib
 import json
+import math
 import os
+import re
 import tempfile
 import types
 import typing
@@ -282,6 +284,44 @@ class Snapshot:
 
 # ---- validation -------------------------------------------------------------------------------
 
+# A snapshot comes from outside (a reader's measurement, a pull request): its numbers are checked
+# for what they can be. Times and rates are positive; every other number (counts, sizes, ids,
+# percentages, spreads) is at least zero; nothing is NaN or infinite. Nsight Compute's readings keep
+# their own signs and are only required to be finite.
+_POSITIVE = {"dur_us", "median", "min", "max", "device_us", "host_span_us", "gpu_span_us", "compile_s",
+             "wall_s", "tflops", "matmul_peak_tflops", "bf16_matmul_tflops", "fp32_matmul_tflops", "copy_gbps"}
+_SIGNED = ("counters.",)
+_SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
+_TRACE = re.compile(re.escape(TRACE_DIR) + r"/[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\.json\.gz")
+_CC = re.compile(r"[0-9]{1,2}\.[0-9]{1,2}")
+
+
+def _check_number(value: float | int, where: str) -> None:
+    name = where.rsplit(".", 1)[-1].split("[")[0]
+    if not math.isfinite(value):
+        raise SnapshotError(f"field '{where}': {value!r} is not a finite number")
+    if where.startswith(_SIGNED):
+        return
+    if name in _POSITIVE and value <= 0:
+        raise SnapshotError(f"field '{where}': {value!r}; a time or rate must be positive")
+    if value < 0:
+        raise SnapshotError(f"field '{where}': {value!r}; must not be negative")
+
+
+def _check_paths(snap: "Snapshot") -> None:
+    """Names that become paths stay plain: a slug is one folder name, a trace lies under traces/."""
+    if not _SLUG.fullmatch(snap.device_slug) or ".." in snap.device_slug:
+        raise SnapshotError(f"field 'device_slug': {snap.device_slug!r} is not a plain folder name "
+                            "(lowercase letters, digits, '.', '_' and '-')")
+    cc = snap.provenance.compute_capability
+    if cc is not None and not _CC.fullmatch(cc):
+        raise SnapshotError(f"field 'provenance.compute_capability': {cc!r} is not major.minor")
+    for key, result in snap.variants.items():
+        if result.profile is not None and (not _TRACE.fullmatch(result.profile.trace_file)
+                                           or ".." in result.profile.trace_file):
+            raise SnapshotError(f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file!r} "
+                                f"must be a file directly under {TRACE_DIR}/ named *.json.gz")
+
 def _build(tp: Any, value: Any, where: str) -> Any:
     """Turn JSON `value` into type `tp`, or raise SnapshotError naming the field `where`."""
     origin = typing.get_origin(tp)
@@ -326,10 +366,13 @@ def _build(tp: Any, value: Any, where: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SnapshotError(f"field '{where}': expected a number, got {value!r}")
+        _check_number(value, where)
         return float(value)
     if tp in (int, str, bool):
         if type(value) is not tp:
             raise SnapshotError(f"field '{where}': expected {tp.__name__}, got {value!r}")
+        if tp is int:
+            _check_number(value, where)
         return value
     raise TypeError(f"schema type {tp!r} at {where} is not supported")  # a bug in this module
 
@@ -343,6 +386,7 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
         raise SnapshotError(f"field 'schema_version': this code reads version {SCHEMA_VERSION}, "
                             f"the file has {version!r}; re-measure with `attn-examples measure`")
     snap = _build(Snapshot, data, "")
+    _check_paths(snap)
     for key, result in snap.variants.items():
         if key not in VARIANTS:
             raise SnapshotError(f"field 'variants.{key}': unknown variant {key!r}; "

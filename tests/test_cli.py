@@ -39,3 +39,26 @@ def test_measure_writes_a_loadable_snapshot(tmp_path, capsys):
     assert list(data["variants"]) == ["naive_inplace", "sdpa_cudnn"]
     assert data["config"]["seq_len"] == 64
     assert not data["variants"]["sdpa_cudnn"]["available"]
+
+
+def test_show_and_check_print_a_snapshots_brackets_as_text(tmp_path, capsys, monkeypatch):
+    """Kernel names carry template arguments in brackets; a terminal table must not read them as markup."""
+    import json
+    import shutil
+
+    from attn_examples.snapshot import snapshot_home
+
+    folder = tmp_path / "snap"
+    shutil.copytree(snapshot_home() / "nvidia-h200", folder)
+    data = json.loads((folder / "snapshot.json").read_text())
+    data["provenance"]["device_name"] = "GPU [bold]X[/bold] [/]"
+    gpu = data["variants"]["naive"]["profile"]["steps"][0]["gpu"]
+    for activity in gpu:
+        activity["name"] = activity["name"] + " [with T=float]"
+    (folder / "snapshot.json").write_text(json.dumps(data))
+    monkeypatch.setenv("COLUMNS", "400")      # no folding: each name on one line
+    assert main(["show", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU [bold]X[/bold] [/]" in out and "[with T=float]" in out
+    main(["check", str(folder)])
+    assert "GPU [bold]X[/bold] [/]" in capsys.readouterr().out

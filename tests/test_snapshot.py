@@ -19,6 +19,14 @@ def snap_copy(cpu_snapshot_dir, tmp_path):
     return target
 
 
+@pytest.fixture
+def h200_copy(tmp_path):
+    """The committed H200 snapshot (counters, sweep, training), copied to be broken."""
+    target = tmp_path / "h200"
+    shutil.copytree(snapshot_module.snapshot_home() / "nvidia-h200", target)
+    return target
+
+
 def _edit(folder, change) -> None:
     path = folder / "snapshot.json"
     data = json.loads(path.read_text())
@@ -116,3 +124,58 @@ def test_loading_and_viewing_never_import_torch(cpu_snapshot_dir):
             "assert 'torch' not in sys.modules, 'torch was imported'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ---- a snapshot from outside: numbers and paths checked for what they can be ---------------------
+
+def _gpu(data):
+    return data["variants"]["naive"]["profile"]["steps"][0]["gpu"][0]
+
+
+def _set(path):
+    """A change to data at a dotted path (list indices as ints)."""
+    def change(data, value):
+        *head, last = path
+        target = data
+        for part in head:
+            target = target[part]
+        target[last] = value
+    return change
+
+
+_TIMING = ("variants", "naive", "timing", "device_us")
+
+
+@pytest.mark.parametrize("path, value, field, words", [
+    (_TIMING + ("median",), float("nan"), "variants.naive.timing.device_us.median", "not a finite number"),
+    (_TIMING + ("median",), float("inf"), "variants.naive.timing.device_us.median", "not a finite number"),
+    (_TIMING + ("median",), 0.0, "variants.naive.timing.device_us.median", "must be positive"),
+    (_TIMING + ("min",), -94.0, "variants.naive.timing.device_us.min", "must be positive"),
+    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), -94.0, "gpu[0].dur_us", "must be positive"),
+    (("variants", "naive", "profile", "steps", 0, "transposes"), -1, "transposes", "must not be negative"),
+    (("variants", "naive", "timing", "peak_memory_bytes"), -5, "peak_memory_bytes", "must not be negative"),
+    (("variants", "naive", "profile", "trace_file"), "../../../etc/passwd", "profile.trace_file", "under traces/"),
+    (("variants", "naive", "profile", "trace_file"), "/etc/passwd", "profile.trace_file", "under traces/"),
+    (("variants", "naive", "profile", "trace_file"), "traces/../../x.json.gz", "profile.trace_file", "under traces/"),
+    (("device_slug",), "../elsewhere", "device_slug", "plain folder name"),
+    (("device_slug",), "a/b", "device_slug", "plain folder name"),
+    (("provenance", "compute_capability"), "<script>", "provenance.compute_capability", "major.minor"),
+])
+def test_a_value_a_measurement_cannot_have_is_refused_by_name(h200_copy, path, value, field, words):
+    _edit(h200_copy, lambda data: _set(path)(data, value))
+    with pytest.raises(SnapshotError) as info:
+        load_snapshot(h200_copy)
+    message = str(info.value)
+    assert "snapshot.json" in message and field in message and words in message, message
+    assert "\n" not in message
+
+
+def test_counter_readings_keep_their_sign_but_must_be_finite(h200_copy):
+    def change(data, value):
+        kernel = next(iter(data["counters"]["variants"].values()))[0]
+        kernel["metrics"][next(iter(kernel["metrics"]))] = value
+    _edit(h200_copy, lambda data: change(data, -1.0))
+    load_snapshot(h200_copy)
+    _edit(h200_copy, lambda data: change(data, float("nan")))
+    with pytest.raises(SnapshotError, match="not a finite number"):
+        load_snapshot(h200_copy)

@@ -1,0 +1,55 @@
+"""A snapshot is outside input: markup in any of its strings must reach the reader as text.
+
+Every free-text string of the committed H200 snapshot (GPU name, versions, kernel and operator
+names, launch APIs, reasons, commands) gets a script appended; the site must still build strictly
+and no page may carry the script as markup."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = '<script>alert("x")</script>'
+# strings the schema or the code reads as identifiers, checked elsewhere (tests/test_snapshot.py)
+STRUCTURAL = {"id", "kind", "trace_file", "device_kind", "timer", "auto_backend", "fused_sdp_choice",
+              "device_slug", "compute_capability", "variant", "measured_at", "dtype", "block", "grid"}
+
+
+def _poison(node, key=None, inside=()):
+    """Append the script to every free-text string; aten operator names are left alone, since claims
+    count operators by their exact names (a renamed operator is a different measurement)."""
+    if isinstance(node, dict):
+        return {k: _poison(v, k, inside + (k,)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_poison(v, key, inside) for v in node]
+    if isinstance(node, str) and key not in STRUCTURAL and "units" not in inside \
+            and not ("cpu_ops" in inside and key == "name"):
+        return node + SCRIPT
+    return node
+
+
+def test_markup_in_a_snapshot_is_shown_as_text(tmp_path: Path) -> None:
+    folder = tmp_path / "hostile"
+    shutil.copytree(REPO / "snapshots" / "nvidia-h200", folder)
+    data = json.loads((folder / "snapshot.json").read_text())
+    poisoned = _poison(data)
+    assert poisoned["provenance"]["device_name"].endswith(SCRIPT)
+    (folder / "snapshot.json").write_text(json.dumps(poisoned))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
+               ATTN_EXAMPLES_SNAPSHOT=str(folder), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 30
+    found = [str(p.relative_to(site)) for p in pages if re.search(r"<script>alert", p.read_text(encoding="utf-8"))]
+    assert not found, found
+    escaped = (site / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert" in escaped      # the device name arrived, as text
