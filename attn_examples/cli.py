@@ -54,6 +54,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
             raise SystemExit(f"attn-examples: unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}")
     config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
                         dtype=args.dtype, timing_repeats=args.repeats)
+    if args.output:
+        _check_writable(Path(args.output))     # before minutes of measuring, not after
     data, traces = measure(config, args.device, args.variants, progress=not args.quiet,
                            argv=["attn-examples", *sys.argv[1:]], extended=args.extended)
     out = Path(args.output) if args.output else default_output(data["device_slug"])
@@ -62,6 +64,16 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if not args.quiet:
         _show(load_snapshot(path), variants=None, cpu_ops=not traces or data["provenance"]["device_kind"] == "cpu")
     return 0
+
+
+def _check_writable(folder: Path) -> None:
+    """The output folder can be created and written to; raises OSError naming it."""
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{folder}: the output must be a folder, and this is a file")
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / ".attn-examples-write-test"
+    probe.write_bytes(b"")
+    probe.unlink()
 
 
 def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
@@ -202,6 +214,17 @@ def cmd_accept(args: argparse.Namespace) -> int:
 
     snap = load_snapshot(args.snapshot)
     target = Path(args.to) if args.to else snapshot_home() / snap.device_slug
+    if (target / "snapshot.json").exists() and not args.force:
+        current = load_snapshot(target)
+        differs = [what for what, a, b in (
+            ("device", current.provenance.device_name, snap.provenance.device_name),
+            ("configuration", _config_key(current), _config_key(snap)),
+            ("variants", sorted(current.variants), sorted(snap.variants))) if a != b]
+        if differs:
+            print(f"attn-examples: {args.snapshot} differs from the baseline {target} in {', '.join(differs)}: "
+                  "not accepted (a baseline is replaced by a measurement of the same kind; --force overrides)",
+                  file=sys.stderr)
+            return 2
     traces = {}
     for variant_id, result in snap.variants.items():
         if result.profile is not None:
@@ -210,6 +233,11 @@ def cmd_accept(args: argparse.Namespace) -> int:
     print(f"accepted {args.snapshot} as the baseline for {snap.device_slug}: {path}")
     print("Now run `attn-examples check` on it and review the claims the new numbers touch.")
     return 0
+
+
+def _config_key(snap: Snapshot) -> tuple:
+    c = snap.config
+    return (c.batch, c.heads, c.seq_len, c.head_dim, c.dtype)
 
 
 def cmd_pages(args: argparse.Namespace) -> int:
@@ -261,6 +289,7 @@ def cmd_counters(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
     defaults = AttnConfig()
 
@@ -312,16 +341,25 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
     a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")
     a.add_argument("--to", help="target folder (default: snapshots/<device-slug>/)")
+    a.add_argument("--force", action="store_true",
+                   help="replace a baseline of another device, configuration or set of variants")
     a.set_defaults(func=cmd_accept)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Exit codes: 0 done; 1 a truth failed or the measurement drifted (check); 2 bad input, a bad
+    argument or a machine that cannot do what was asked, said in one line (--debug: the traceback)."""
+    from attn_examples.claims import ClaimsError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except SnapshotError as exc:
-        print(f"attn-examples: {exc}", file=sys.stderr)
+    except (SnapshotError, ClaimsError, ValueError, RuntimeError, OSError) as exc:
+        if args.debug:
+            raise
+        print(f"attn-examples: {exc}".splitlines()[0], file=sys.stderr)
         return 2
 
 

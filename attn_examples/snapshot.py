@@ -387,6 +387,8 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
                             f"the file has {version!r}; re-measure with `attn-examples measure`")
     snap = _build(Snapshot, data, "")
     _check_paths(snap)
+    if not snap.variants:
+        raise SnapshotError("field 'variants': empty; a measurement records every variant it tried")
     for key, result in snap.variants.items():
         if key not in VARIANTS:
             raise SnapshotError(f"field 'variants.{key}': unknown variant {key!r}; "
@@ -395,6 +397,8 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
             raise SnapshotError(f"field 'variants.{key}.id': is {result.id!r}, must equal its key")
         if result.available and (result.profile is None or result.timing is None):
             raise SnapshotError(f"field 'variants.{key}': available but has no profile/timing")
+        if result.profile is not None and not result.profile.steps:
+            raise SnapshotError(f"field 'variants.{key}.profile.steps': empty; a profile holds at least one step")
         if not result.available and not result.unavailable_reason:
             raise SnapshotError(f"field 'variants.{key}.unavailable_reason': missing for an unavailable variant")
         if root is not None and result.profile is not None:
@@ -421,8 +425,12 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     file = snapshot_file(path)
     try:
         text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise SnapshotError(f"{file}: no such snapshot file") from None
+    except IsADirectoryError:
+        raise SnapshotError(f"{file}: a folder, not a snapshot file") from None
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{file}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
