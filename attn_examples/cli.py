@@ -269,6 +269,8 @@ def cmd_counters(args: argparse.Namespace) -> int:
 
     snap = load_snapshot(args.snapshot)
     ids = counters.default_variants(snap) if not args.variants else args.variants
+    if counters.ncu_path() is None:     # said before the progress bar starts
+        counters.keep_measured(snap, counters.NO_NCU, args.replace)
     columns = (TextColumn("[bold]ncu[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     with Progress(*columns, console=Console(stderr=True)) as bar:
@@ -281,7 +283,7 @@ def cmd_counters(args: argparse.Namespace) -> int:
 
         path, section = counters.add_to_snapshot(snap, ids, output=args.output,
                                                  log_dir=Path(args.ncu_log) if args.ncu_log else None,
-                                                 progress=advance)
+                                                 progress=advance, replace=args.replace)
         bar.update(task, completed=len(ids), description="done")
     print(f"counters {'added' if section['available'] else 'unavailable: ' + section['reason']}: {path}")
     return 0
@@ -329,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
     n.add_argument("--ncu-log", metavar="DIR", help="keep each ncu run's whole output here")
     n.add_argument("--variants", nargs="+", metavar="ID", help="default: the article's variants in the snapshot")
+    n.add_argument("--replace", action="store_true",
+                   help="record that this machine has no counters even over a snapshot that holds some")
     n.set_defaults(func=cmd_counters)
 
     g = sub.add_parser("pages", help="check the page sources against every committed snapshot (no MkDocs)")

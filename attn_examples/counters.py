@@ -143,6 +143,16 @@ def parse_csv(text: str) -> list[dict[str, Any]]:
     return [kernels[key] for key in sorted(kernels, key=int)]
 
 
+NO_NCU = "ncu (Nsight Compute) is not on this machine"
+
+
+def keep_measured(snap: "Snapshot", reason: str, replace: bool) -> None:
+    """Refuse to overwrite counters a snapshot holds with their absence, unless asked to."""
+    if snap.counters is not None and snap.counters.available and not replace:
+        raise RuntimeError(f"no counters here ({reason}); {snap.root} keeps the counters it holds "
+                           "(--replace records their absence instead)")
+
+
 def unavailable(reason: str) -> dict[str, Any]:
     return {"available": False, "reason": reason, "tool": None, "command": None, "missing_metrics": [],
             "wall_s": None, "variants": {}, **stamp()}
@@ -155,7 +165,7 @@ def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 3
     `log_dir` keeps each run's whole output (ncu's log and CSV) for whoever debugs it."""
     ncu = ncu_path()
     if ncu is None:
-        return unavailable("ncu (Nsight Compute) is not on this machine")
+        return unavailable(NO_NCU)
     started = time.perf_counter()
     metrics, missing = split_metrics(offered_metrics(ncu))
     variants: dict[str, list[dict[str, Any]]] = {}
@@ -191,9 +201,11 @@ def default_variants(snap: "Snapshot") -> list[str]:
 
 
 def add_to_snapshot(snap: "Snapshot", variant_ids: list[str] | None = None, output: str | Path | None = None,
-                    log_dir: Path | None = None, progress: Callable[[str], None] | None = None
-                    ) -> tuple[Path, dict[str, Any]]:
-    """Run the pass over a snapshot and write it back (or to `output`) with its counters section."""
+                    log_dir: Path | None = None, progress: Callable[[str], None] | None = None,
+                    replace: bool = False) -> tuple[Path, dict[str, Any]]:
+    """Run the pass over a snapshot and write it back (or to `output`) with its counters section.
+    A pass that could not read counters never overwrites one that did, unless `replace`: a machine
+    without ncu must not erase what a GPU builder measured."""
     from attn_examples.snapshot import write_snapshot
 
     data = snap.to_dict()
@@ -202,5 +214,7 @@ def add_to_snapshot(snap: "Snapshot", variant_ids: list[str] | None = None, outp
     else:
         ids = variant_ids if variant_ids is not None else default_variants(snap)
         data["counters"] = collect(snap.root, ids, log_dir=log_dir, progress=progress)
+    if not data["counters"]["available"]:
+        keep_measured(snap, data["counters"]["reason"], replace)
     traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
     return write_snapshot(data, traces, output or snap.root), data["counters"]

@@ -25,6 +25,12 @@ def _copy(tmp: Path, name: str, change=None) -> Path:
     return folder
 
 
+def _h200(tmp: Path) -> Path:
+    folder = tmp / "h200"
+    shutil.copytree(REPO / "snapshots" / "nvidia-h200", folder)
+    return folder
+
+
 def _naive_timing(data):
     return data["variants"]["naive"]["timing"]["device_us"]
 
@@ -52,6 +58,8 @@ CASES = {
     "bad shape": (lambda t: ["measure", "--batch", "0", "-q", "-o", str(t / "o")], "'batch'"),
     "output is a file": (lambda t: (t / "f").write_text("x") and ["measure", "--device", "cpu", "-q", "-o",
                                                                    str(t / "f")], "this is a file"),
+    "counters without ncu over measured counters": (
+        lambda t: ["counters", str(_h200(t))], "keeps the counters it holds"),
     "accept over another configuration": (
         lambda t: ["accept", str(_copy(t, "s", lambda d: d["config"].update(seq_len=256))), "--to",
                    str(_copy(t, "base"))], "differs from the baseline"),
