@@ -8,7 +8,9 @@ never a mix. Loading checks every field and names the file and field when one is
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import gzip
 import hashlib
 import json
@@ -471,6 +473,23 @@ def compress_trace(trace_text: str) -> bytes:
     return gzip.compress(trace_text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """One writer at a time per snapshot folder: a writer's clean-up removes trace files its JSON does
+    not name, which, interleaved with another writer, would delete the other's traces. Blocks until
+    the folder is free; the last complete write wins."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_FILE, "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathLike) -> Path:
     """Write `data` (a snapshot dict whose trace_file fields are filled here) and its traces.
 
@@ -488,14 +507,17 @@ def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathL
             raise SnapshotError(f"variant {variant_id!r} has a trace but no profile")
         profile["trace_file"] = names[variant_id]
     snapshot_from_dict(data)  # refuse to write what could not be read back
-    for variant_id, blob in traces.items():
-        target = out / names[variant_id]
-        if not target.exists():
-            _atomic_write(target, blob)
     text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
-    _atomic_write(out / SNAPSHOT_FILE, text.encode("utf-8"))
-    keep = {out / name for name in names.values()}
-    for stale in (out / TRACE_DIR).glob("*.json.gz"):
-        if stale not in keep:
-            stale.unlink()
+    with _locked(out):
+        for variant_id, blob in traces.items():
+            target = out / names[variant_id]
+            if not target.exists():
+                _atomic_write(target, blob)
+        _atomic_write(out / SNAPSHOT_FILE, text.encode("utf-8"))
+        keep = {out / name for name in names.values()}
+        for stale in (out / TRACE_DIR).glob("*.json.gz"):
+            if stale not in keep:
+                stale.unlink()
+        for leftover in out.glob(f"**/.*.tmp"):       # a writer killed between its write and its rename
+            leftover.unlink(missing_ok=True)
     return out / SNAPSHOT_FILE

@@ -179,3 +179,31 @@ def test_counter_readings_keep_their_sign_but_must_be_finite(h200_copy):
     _edit(h200_copy, lambda data: change(data, float("nan")))
     with pytest.raises(SnapshotError, match="not a finite number"):
         load_snapshot(h200_copy)
+
+
+_WRITER = """
+import sys
+from attn_examples.snapshot import load_snapshot, write_snapshot
+source, out, tag = sys.argv[1], sys.argv[2], sys.argv[3]
+snap = load_snapshot(source)
+data = snap.to_dict()
+for i in range(15):
+    # traces that differ per writer and per round, so each write names its own trace files
+    traces = {v: snap.trace_path(v).read_bytes() + f"{tag}{i}".encode() for v, r in snap.variants.items() if r.profile}
+    write_snapshot(data, traces, out)
+"""
+
+
+def test_two_writers_on_one_folder_leave_a_complete_snapshot(tmp_path):
+    """Each writer removes trace files its JSON does not name; interleaved, one deleted the other's.
+    The last complete write must win, with every trace it names present."""
+    source = snapshot_module.snapshot_home() / "cpu"
+    out = tmp_path / "shared"
+    for attempt in range(3):
+        writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(source), str(out), tag])
+                   for tag in ("a", "b")]
+        assert [w.wait(timeout=300) for w in writers] == [0, 0]
+        snap = load_snapshot(out)                 # checks that every named trace exists
+        named = {snap.trace_path(v) for v, r in snap.variants.items() if r.profile}
+        assert set((out / "traces").glob("*.json.gz")) == named, attempt
+        assert not list(out.glob("**/.*.tmp"))
