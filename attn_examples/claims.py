@@ -282,34 +282,71 @@ def _shares(snap: Snapshot, among: set[str]) -> dict[str, float]:
     return {v: t / mean for v, t in times.items()}
 
 
+def _kernel_structure(result) -> list[tuple]:
+    """What a variant's kernels are, apart from their times: family (the function's name without
+    template arguments), launch API, registers, shared memory, grid and block, in launch order."""
+    from attn_examples import hardware, views
+
+    return [(hardware.base_name(r["name"]), r["launch_api"], r["registers_per_thread"], r["shared_memory_bytes"],
+             tuple(r["grid"] or ()), tuple(r["block"] or ()))
+            for r in views.kernel_rows(result) if r["kind"] == "kernel"]
+
+
+_STRUCTURE_FIELDS = ("kernel family", "launch API", "registers", "shared memory", "grid", "block")
+
+
+def _like(live: Snapshot, baseline: Snapshot) -> str | None:
+    """Why two measurements cannot be compared for drift, or None when they can."""
+    if live.device_slug != baseline.device_slug:
+        return f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"
+    a, b = baseline.config, live.config
+    config = [(f, getattr(a, f), getattr(b, f)) for f in ("dtype", "batch", "heads", "seq_len", "head_dim")
+              if getattr(a, f) != getattr(b, f)]
+    if config:
+        return "configuration differs (" + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in config) + \
+            "): a baseline holds values for one configuration; measure that one, or accept a baseline for this"
+    stack = [(f, getattr(baseline.provenance, f), getattr(live.provenance, f)) for f in ("torch", "cuda", "cudnn")
+             if getattr(baseline.provenance, f) != getattr(live.provenance, f)]
+    if stack:
+        return "software differs (" + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in stack) + \
+            "): kernels may change with the stack; accept a baseline measured with this one"
+    return None
+
+
 def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE) -> list[str]:
-    """Where a live measurement departs from the committed baseline of its device class: kernel
-    counts exactly, device-time shares beyond `tolerance`. Host times are left out: they moved up
-    to 3x between separate runs on the H200 and would only raise false alarms."""
+    """Where a live measurement departs from the committed baseline of its device class: the set of
+    variants, each kernel's structure (family, launch API, registers, shared memory, grid, block) and
+    the counts exactly, device-time shares beyond `tolerance`. Measurements of another device,
+    configuration or software stack are named as such, not compared. Host times are left out: they
+    moved up to 3x between separate runs on the H200 and would only raise false alarms."""
     from attn_examples import views
 
+    unlike = _like(live, baseline)
+    if unlike:
+        return [unlike]
     problems = []
-    if live.device_slug != baseline.device_slug:
-        return [f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"]
-    common = set(baseline.variants) & set(live.variants)   # extended runs add variants: compare like with like
     for variant_id, result in baseline.variants.items():
-        if variant_id not in common:
-            continue
         other = live.variants.get(variant_id)
-        if other is None or other.available != result.available:
-            problems.append(f"{variant_id}: available {result.available} in the baseline, "
-                            f"{None if other is None else other.available} live")
+        if other is None:
+            if VARIANTS[variant_id].in_article:       # the compiled ones come with --extended only
+                problems.append(f"{variant_id}: measured in the baseline, missing live")
             continue
-        if result.available:
-            a, b = views.counts(result), views.counts(other)
-            for key in ("kernels", "memcpys", "memsets"):
-                if a[key] != b[key]:
-                    problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
-            was, now = views.main_kernel(result), views.main_kernel(other)
-            if was and now and was["registers_per_thread"] != now["registers_per_thread"]:
-                # the values pages show as a device's own (255 registers for flash on one GPU) are held here
-                problems.append(f"{variant_id}: main kernel registers {was['registers_per_thread']} in the "
-                                f"baseline, {now['registers_per_thread']} live")
+        if other.available != result.available:
+            problems.append(f"{variant_id}: available {result.available} in the baseline, {other.available} live")
+            continue
+        if not result.available:
+            continue
+        a, b = views.counts(result), views.counts(other)
+        for key in ("kernels", "memcpys", "memsets"):
+            if a[key] != b[key]:
+                problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
+        if a["kernels"] == b["kernels"]:
+            for position, (was, now) in enumerate(zip(_kernel_structure(result), _kernel_structure(other)), 1):
+                changed = [f"{field} {x} in the baseline, {y} live"
+                           for field, x, y in zip(_STRUCTURE_FIELDS, was, now) if x != y]
+                if changed:
+                    problems.append(f"{variant_id}: kernel {position} ({was[0]}): " + "; ".join(changed))
+    common = set(baseline.variants) & set(live.variants)
     base, now = _shares(baseline, common), _shares(live, common)
     for variant_id in sorted(set(base) & set(now)):
         change = now[variant_id] / base[variant_id] - 1

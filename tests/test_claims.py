@@ -610,6 +610,49 @@ def test_drift_flags_changed_structure_and_shares_but_not_a_uniformly_slower_gpu
     assert any("sdpa_math: kernels 20 in the baseline, 21 live" in p for p in problems)
 
 
+def _kernels(data: dict, variant_id: str) -> list[dict]:
+    return [a for step in data["variants"][variant_id]["profile"]["steps"] for a in step["gpu"] if a["kind"] == "kernel"]
+
+
+def _main_kernel_of(data: dict, variant_id: str, change) -> None:
+    """Apply `change` to the variant's longest kernel in every step (steps launch the same kernels)."""
+    for step in data["variants"][variant_id]["profile"]["steps"]:
+        kernels = [a for a in step["gpu"] if a["kind"] == "kernel"]
+        change(max(kernels, key=lambda a: a["dur_us"]))
+
+
+@pytest.mark.parametrize("mutation, words", [
+    (lambda d: _main_kernel_of(d, "sdpa_flash", lambda k: k.update(
+        name="fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<bfloat16_t>::Params)")),
+     "sdpa_flash: kernel 1 (flash_fwd_kernel): kernel family flash_fwd_kernel in the baseline, fmha_cutlassF"),
+    (lambda d: _main_kernel_of(d, "sdpa_cudnn", lambda k: k.update(registers_per_thread=64)),
+     "sdpa_cudnn: kernel 1"),
+    (lambda d: _main_kernel_of(d, "sdpa_flash", lambda k: k.update(grid=[1, 1, 1])), "grid"),
+    (lambda d: _main_kernel_of(d, "sdpa_efficient", lambda k: k.update(launch_api="cuLaunchKernelEx")), "launch API"),
+    (lambda d: d["variants"].pop("sdpa_efficient"), "sdpa_efficient: measured in the baseline, missing live"),
+    (lambda d: _edit_activities(d, "sdpa_flash", "kernel", up=True), "sdpa_flash: kernels 1 in the baseline, 2 live"),
+    (lambda d: _scale_timing(d, "sdpa_cudnn", "device_us", 1.2), "sdpa_cudnn: device-time share moved"),
+    (lambda d: d["config"].update(dtype="float16"), "configuration differs (dtype bfloat16 in the baseline, float16"),
+    (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 live)"),
+    (lambda d: d["provenance"].update(torch="2.99.0"), "software differs (torch"),
+])
+def test_drift_names_what_changed(mutation, words):
+    base = json.loads((H200 / "snapshot.json").read_text())
+    live = copy.deepcopy(base)
+    mutation(live)
+    problems = claims.drift(snapshot_from_dict(live), snapshot_from_dict(base))
+    assert any(words in p for p in problems), problems
+
+
+def test_a_live_run_without_the_compiled_variants_is_not_drift():
+    """The compiled variants come with --extended only: a default live run lacks them by design."""
+    base = json.loads((H200 / "snapshot.json").read_text())
+    live = copy.deepcopy(base)
+    for variant_id in ("flex", "naive_compiled"):
+        live["variants"].pop(variant_id)
+    assert claims.drift(snapshot_from_dict(live), snapshot_from_dict(base)) == []
+
+
 def test_accept_promotes_a_snapshot_with_its_traces(tmp_path):
     from attn_examples.cli import main
 
