@@ -295,15 +295,21 @@ def _kernel_structure(result) -> list[tuple]:
 _STRUCTURE_FIELDS = ("kernel family", "launch API", "registers", "shared memory", "grid", "block")
 
 
+def config_differences(live: Snapshot, baseline: Snapshot) -> list[str]:
+    """The measured configuration's fields that differ (dtype and shape), worded for a message;
+    drift and `accept` both hold a baseline to one configuration."""
+    a, b = baseline.config, live.config
+    return [f"{f} {getattr(a, f)} in the baseline, {getattr(b, f)} live"
+            for f in ("dtype", "batch", "heads", "seq_len", "head_dim") if getattr(a, f) != getattr(b, f)]
+
+
 def _like(live: Snapshot, baseline: Snapshot) -> str | None:
     """Why two measurements cannot be compared for drift, or None when they can."""
     if live.device_slug != baseline.device_slug:
         return f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"
-    a, b = baseline.config, live.config
-    config = [(f, getattr(a, f), getattr(b, f)) for f in ("dtype", "batch", "heads", "seq_len", "head_dim")
-              if getattr(a, f) != getattr(b, f)]
+    config = config_differences(live, baseline)
     if config:
-        return "configuration differs (" + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in config) + \
+        return "configuration differs (" + ", ".join(config) + \
             "): a baseline holds values for one configuration; measure that one, or accept a baseline for this"
     stack = [(f, getattr(baseline.provenance, f), getattr(live.provenance, f)) for f in ("torch", "cuda", "cudnn")
              if getattr(baseline.provenance, f) != getattr(live.provenance, f)]

@@ -210,18 +210,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_accept(args: argparse.Namespace) -> int:
     """Promote a (live) measurement to the committed baseline of its device class."""
+    from attn_examples import claims
     from attn_examples.snapshot import snapshot_home, write_snapshot
 
     snap = load_snapshot(args.snapshot)
     target = Path(args.to) if args.to else snapshot_home() / snap.device_slug
     if (target / "snapshot.json").exists() and not args.force:
         current = load_snapshot(target)
-        differs = [what for what, a, b in (
-            ("device", current.provenance.device_name, snap.provenance.device_name),
-            ("configuration", _config_key(current), _config_key(snap)),
-            ("variants", sorted(current.variants), sorted(snap.variants))) if a != b]
+        differs = claims.config_differences(snap, current)
+        if current.provenance.device_name != snap.provenance.device_name:
+            differs.append("device")
+        if sorted(current.variants) != sorted(snap.variants):
+            differs.append("variants")
         if differs:
-            print(f"attn-examples: {args.snapshot} differs from the baseline {target} in {', '.join(differs)}: "
+            print(f"attn-examples: {args.snapshot} differs from the baseline {target}: {', '.join(differs)}: "
                   "not accepted (a baseline is replaced by a measurement of the same kind; --force overrides)",
                   file=sys.stderr)
             return 2
@@ -233,11 +235,6 @@ def cmd_accept(args: argparse.Namespace) -> int:
     print(f"accepted {args.snapshot} as the baseline for {snap.device_slug}: {path}")
     print("Now run `attn-examples check` on it and review the claims the new numbers touch.")
     return 0
-
-
-def _config_key(snap: Snapshot) -> tuple:
-    c = snap.config
-    return (c.batch, c.heads, c.seq_len, c.head_dim, c.dtype)
 
 
 def cmd_pages(args: argparse.Namespace) -> int:
