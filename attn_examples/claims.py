@@ -14,6 +14,12 @@ same thing, the key of the article's figure (`attn_examples.article`). There are
   never fails a build; a value one device at one configuration has is held by that device's
   baseline (`drift`), not by a claim.
 
+A claim on a timed quantity is decided from the timing's blocks (`attn_examples.plausible`): it
+holds when its whole 95% interval (or every ranking the interval allows) satisfies it, fails when
+none does, and is `unsure` when the interval straddles the statement. An unsure claim is neither
+stated nor denied by the pages (`{% if unsure <id> %}`), and an unsure truth does not fail a build:
+the measurement is consistent with it. Structural claims are exact.
+
 Pages cite claims by id (`{{ claim.<id> }}`): the measured value with its verdict.
 """
 
@@ -27,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from attn_examples import article, metrics, views
+from attn_examples import article, metrics, plausible, uncertainty, views
 from attn_examples.config import DTYPES
 from attn_examples.snapshot import Snapshot
 from attn_examples.variants import VARIANTS
@@ -83,13 +89,14 @@ class Claim:
 @dataclass(frozen=True)
 class Verdict:
     claim: Claim
-    status: str            # pass | fail | n/a
+    status: str            # pass | fail | unsure | n/a
     measured: Any
     reason: str
+    plausible: Any = None  # a timed metric's Interval or set of possible rankings (None: exact)
 
     @property
     def ok(self) -> bool:
-        """False only for a truth that applies and does not hold."""
+        """False only for a truth that applies and does not hold (an unsure one is consistent with it)."""
         return self.status != "fail" or not self.claim.gates
 
 
@@ -242,11 +249,43 @@ def evaluate(claim: Claim, snap: Snapshot) -> Verdict:
             return Verdict(claim, "n/a", None, f"not measured here: {exc}")
         return Verdict(claim, "fail", None, f"cannot be measured: {exc}")
     try:
+        spread = plausible.plausible(snap, claim.metric)
+    except metrics.UnknownMetric:
+        spread = None
+    reason = f"{claim.metric} = {measured!r}, expected {claim.expectation()}"
+    if spread is not None:
+        status = _decide(claim, spread)
+        kind = "interval" if isinstance(spread, uncertainty.Interval) else "plausible"
+        return Verdict(claim, status, measured, f"{reason}; 95% {kind} {plausible.describe(spread)}", spread)
+    try:
         ok = _holds(claim.relation, measured, claim.expected_value, claim.tolerance)
     except TypeError:
         ok = False
-    return Verdict(claim, "pass" if ok else "fail", measured,
-                   f"{claim.metric} = {measured!r}, expected {claim.expectation()}")
+    return Verdict(claim, "pass" if ok else "fail", measured, reason)
+
+
+def _region(relation: str, expected: Any, tolerance: float) -> tuple[float, float] | None:
+    """The values for which a numeric relation holds, as [low, high] (open ends taken as closed: an
+    interval touching the bound is not a confident pass, see uncertainty.decide)."""
+    inf = math.inf
+    if relation == "between":
+        return float(expected[0]), float(expected[1])
+    if relation in ("within", "==") and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        return expected - tolerance * abs(expected), expected + tolerance * abs(expected)
+    return {"<": (-inf, math.nextafter(expected, -inf)), "<=": (-inf, expected),
+            ">": (math.nextafter(expected, inf), inf), ">=": (expected, inf)}.get(relation) \
+        if isinstance(expected, (int, float)) else None
+
+
+def _decide(claim: Claim, spread: Any) -> str:
+    """pass / fail / unsure for a timed claim, from its interval or its set of possible values."""
+    if isinstance(spread, frozenset):
+        held = [_holds(claim.relation, value, claim.expected_value, claim.tolerance) for value in spread]
+        return "pass" if all(held) else "fail" if not any(held) else "unsure"
+    region = _region(claim.relation, claim.expected_value, claim.tolerance)
+    if region is None:
+        return "unsure"
+    return uncertainty.decide(spread, *region)
 
 
 def check(snap: Snapshot, claims: list[Claim] | None = None) -> list[Verdict]:

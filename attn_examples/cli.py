@@ -172,28 +172,33 @@ def cmd_check(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from attn_examples import claims
+    from attn_examples import claims, plausible
 
     snap = load_snapshot(args.snapshot)
     verdicts = claims.check(snap)
     console = Console()
     console.print(f"[dim]{_provenance_line(snap)}[/]")
     table = Table(title="Claims", title_justify="left")
-    for column in ("claim", "kind", "verdict", "measured", "expected", "article"):
+    for column in ("claim", "kind", "verdict", "measured", "95%", "expected", "article"):
         table.add_column(column, overflow="fold")
-    style = {"pass": "green", "fail": "bold red", "n/a": "dim"}
+    style = {"pass": "green", "fail": "bold red", "unsure": "yellow", "n/a": "dim"}
     for v in verdicts:
         measured = "–" if v.measured is None else (f"{v.measured:.4g}" if isinstance(v.measured, float) else _plain(v.measured))
-        status = v.status if v.claim.gates or v.status == "n/a" else ("observed" if v.status == "pass" else "not observed")
-        table.add_row(v.claim.id, v.claim.kind, f"[{style[v.status] if v.claim.gates else 'cyan'}]{status}[/]",
-                      measured, _plain(v.claim.expectation()), "–" if v.claim.article is None else _plain(v.claim.article_value))
+        status = v.status if v.claim.gates or v.status in ("n/a", "unsure") else (
+            "observed" if v.status == "pass" else "not observed")
+        table.add_row(v.claim.id, v.claim.kind, f"[{style[v.status] if v.claim.gates or v.status == 'unsure' else 'cyan'}]"
+                      f"{status}[/]", measured, _plain(plausible.describe(v.plausible)) or "exact",
+                      _plain(v.claim.expectation()), "–" if v.claim.article is None else _plain(v.claim.article_value))
     console.print(table)
     failed = [v for v in verdicts if not v.ok]
     truths = [v for v in verdicts if v.status != "n/a" and v.claim.gates]
     observations = [v for v in verdicts if v.status != "n/a" and not v.claim.gates]
+    unsure = [v for v in verdicts if v.status == "unsure"]
     console.print(f"{len(truths) - len(failed)} of {len(truths)} applicable truths hold; "
                   f"{sum(v.status == 'pass' for v in observations)} of {len(observations)} observations are "
-                  f"observed; {len(verdicts) - len(truths) - len(observations)} claims do not apply here.")
+                  f"observed; {len(unsure)} timed claim(s) undecided at 95% "
+                  f"({', '.join(v.claim.id for v in unsure) or 'none'}); "
+                  f"{len(verdicts) - len(truths) - len(observations)} claims do not apply here.")
     status = 0
     if failed:
         print(claims.failure_report(snap, verdicts), file=sys.stderr)

@@ -59,5 +59,16 @@ class AttnConfig:
         """One [seq, seq] score matrix per head, in the input dtype."""
         return self.batch * self.heads * self.seq_len**2 * ELEMENT_BYTES[self.dtype]
 
+    @property
+    def memory_needed_bytes(self) -> int:
+        """What a measurement holds at its peak, at least: the inputs, the boolean mask, and the
+        float64 reference every variant's error is taken against, whose naive forward keeps two
+        [seq, seq] score matrices per head alive at once (and q, k, v, out in float64). Every variant
+        needs less than the reference; the estimate is checked before anything is allocated."""
+        elements = self.batch * self.heads * self.seq_len * self.head_dim
+        inputs = 3 * self.tensor_bytes + self.seq_len**2
+        reference = 4 * elements * 8 + 2 * self.batch * self.heads * self.seq_len**2 * 8
+        return inputs + reference
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

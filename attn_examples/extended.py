@@ -92,7 +92,7 @@ def _unavailable(variant: Variant, seq: int, head_dim: int, reason: str) -> dict
     return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": False, "reason": reason,
             **{k: None for k in ("kernels", "gpu_activities", "main_kernel", "main_registers", "main_smem_bytes",
                                  "main_threads", "main_grid_blocks", "main_occupancy_pct", "main_launch_api",
-                                 "device_us", "peak_memory_bytes", "tflops")}}
+                                 "device_us", "device_us_blocks", "peak_memory_bytes", "tflops")}}
 
 
 def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
@@ -124,7 +124,8 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
         torch.cuda.empty_cache()
     device_us = timed["device_us"]["median"]
     return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": True, "reason": None,
-            **counts, "device_us": device_us, "peak_memory_bytes": peak,
+            **counts, "device_us": device_us, "device_us_blocks": timed["device_us"]["blocks"],
+            "peak_memory_bytes": peak,
             "tflops": config.causal_flops / (device_us * 1e-6) / 1e12}
 
 
@@ -148,7 +149,8 @@ def sweep(base: AttnConfig, bf16_peak_tflops: float, repeats: int = 20, progress
 def _training_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
     q, k, v, mask = make_inputs(config, "cuda")
     q, k, v = (t.requires_grad_(True) for t in (q, k, v))
-    empty = {"variant": variant.id, "available": False, "kernels": None, "gpu_activities": None, "device_us": None}
+    empty = {"variant": variant.id, "available": False, "kernels": None, "gpu_activities": None, "device_us": None,
+             "device_us_blocks": None}
     with variant.pin():
         forward = variant.bind(q, k, v, mask)
 
@@ -166,7 +168,7 @@ def _training_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
         timed = timing.time_cuda({variant.id: step}, repeats)[variant.id]
     return {"variant": variant.id, "available": True, "reason": None,
             "kernels": sum(1 for a in gpu if a["kind"] == "kernel"), "gpu_activities": len(gpu),
-            "device_us": timed["device_us"]["median"]}
+            "device_us": timed["device_us"]["median"], "device_us_blocks": timed["device_us"]["blocks"]}
 
 
 def inplace_autograd(config: AttnConfig) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tempfile
 import time
 import warnings
@@ -39,6 +40,32 @@ def resolve_device(device: str) -> str:
         raise RuntimeError(f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU")
     index = torch.device(device).index
     return f"cuda:{torch.cuda.current_device() if index is None else index}"
+
+
+class DoesNotFit(RuntimeError):
+    """The configuration needs more memory than the device has free; nothing was allocated."""
+
+
+def free_memory_bytes(device: str) -> int:
+    """Memory this measurement could still allocate: the GPU's free memory, or the host's available."""
+    if device != "cpu":
+        return int(torch.cuda.mem_get_info(torch.device(device))[0])
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def check_fits(config: AttnConfig, device: str) -> None:
+    """Refuse, before allocating anything, a shape whose estimated peak exceeds the free memory."""
+    need, free = config.memory_needed_bytes, free_memory_bytes(device)
+    if need > free:
+        raise DoesNotFit(f"shape {list(config.shape)} in {config.dtype} needs about {need / 2**30:.1f} GiB "
+                         f"(the float64 reference holds two [seq, seq] score matrices per head), but {device} "
+                         f"has {free / 2**30:.1f} GiB free; choose a smaller batch, heads or seq-len")
 
 
 def make_inputs(config: AttnConfig, device: str) -> tuple[torch.Tensor, ...]:
@@ -156,7 +183,7 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
     entry["profile"] = {"trace_file": "", "steps": parsed["steps"], "consistent": problem is None,
                         "inconsistency": problem, "unattributed_gpu": parsed["unattributed_gpu"]}
     # device_us / host_us are filled by time_variants(), which times all variants together
-    entry["timing"] = {"timer": "", "device_us": None, "host_us": None, "peak_memory_bytes": peak,
+    entry["timing"] = {"timer": "", "device_us": None, "host_us": None, "host_first_us": None, "peak_memory_bytes": peak,
                        "rel_error": rel_error,
                        "compile_s": first_call_s if variant.family == "compiled" else None}
     return entry, compress_trace(trace_text)
@@ -197,6 +224,7 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     variants = [VARIANTS[i] for i in ids]  # KeyError names the bad id via get_variant upstream
     if device != "cpu":
         torch.cuda.set_device(torch.device(device))
+    check_fits(config, device)
     inputs = make_inputs(config, device)
     reference = reference_output(*inputs)
     dispatch = detect_auto_backend(*inputs[:3])
@@ -232,6 +260,7 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
         "config": config.to_dict(),
         "dispatch": dispatch,
         "variants": results,
+        "sweep": None, "training": None, "ceilings": None, "counters": None,   # every field written
         **extra,
     }
     return data, traces

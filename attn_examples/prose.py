@@ -5,8 +5,9 @@ A page's Markdown holds two kinds of markers:
 - `{% if <condition> %} … {% elif <condition> %} … {% else %} … {% endif %}` keeps the text whose
   condition is true of this measurement and drops the rest. A tag alone on its line takes the line
   with it. Conditions (`and`, `or`, `not` combine them):
-    `holds <claim>`   the claim applies here and holds
-    `fails <claim>`   the claim applies here and does not hold
+    `holds <claim>`   the claim applies here and holds (a timed one: with 95% confidence)
+    `fails <claim>`   the claim applies here and does not hold (a timed one: with 95% confidence)
+    `unsure <claim>`  a timed claim whose 95% interval straddles the statement: neither may be said
     `applies <claim>` the claim applies here (either way)
     `has <what>`      a section (counters, sweep, training, ceilings, limits), an available
                       variant (`has sdpa_flash`) or any metric key with a value here
@@ -29,7 +30,7 @@ from typing import Callable, Protocol
 
 TAG = re.compile(r"\{%\s*(if|elif|else|endif)\b(.*?)%\}")
 PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
-PREDICATES = ("holds", "fails", "applies", "has", "device", "dtype")
+PREDICATES = ("holds", "fails", "unsure", "applies", "has", "device", "dtype")
 
 
 class ProseError(ValueError):
@@ -39,7 +40,7 @@ class ProseError(ValueError):
 class Facts(Protocol):
     """What conditions are evaluated against: one measurement and its verdicts."""
 
-    def claim_status(self, claim_id: str) -> str: ...        # pass | fail | n/a; unknown id raises KeyError
+    def claim_status(self, claim_id: str) -> str: ...        # pass | fail | unsure | n/a; unknown id raises KeyError
     def has(self, what: str) -> bool: ...
     def device_kind(self) -> str: ...
     def dtype(self) -> str: ...
@@ -123,12 +124,13 @@ def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
         raise ProseError(f"{where}:{line}: cannot read condition {term!r}; expected one of "
                          f"{', '.join(p + ' <arg>' for p in PREDICATES)}, joined by and/or/not")
     verb, arg = words
-    if verb in ("holds", "fails", "applies"):
+    if verb in ("holds", "fails", "unsure", "applies"):
         try:
             status = facts.claim_status(arg)
         except KeyError:
             raise ProseError(f"{where}:{line}: no claim {arg!r} in attn_examples/claims.d") from None
-        return {"holds": status == "pass", "fails": status == "fail", "applies": status != "n/a"}[verb]
+        return {"holds": status == "pass", "fails": status == "fail", "unsure": status == "unsure",
+                "applies": status != "n/a"}[verb]
     if verb == "has":
         return facts.has(arg)
     if verb == "device":

@@ -41,6 +41,7 @@ def collect(device: str, argv: list[str] | None = None) -> dict:
         "compute_capability": None,
         "sm_count": None,
         "total_memory_bytes": None,
+        "device_limits": None,
         "driver": None,
         "cuda": None,
         "cudnn": None,

@@ -286,16 +286,16 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     return str(value)
 
 
-def join_words(items: list[str], lang: str) -> str:
-    """"a, b and c" / 「a、b 與 c」."""
+def join_words(items: list[str], lang: str, conjunction: str = "") -> str:
+    """"a, b and c" / 「a、b 與 c」 (or another conjunction: "a or b" / 「a 或 b」)."""
     if len(items) == 1:
         return items[0]
     if lang == "en":
-        return ", ".join(items[:-1]) + " and " + items[-1]
+        return ", ".join(items[:-1]) + f" {conjunction or 'and'} " + items[-1]
     # a space where 與 meets a Latin letter or digit, none beside a full-width character (「1（flash）與 2」)
     before = "" if prose.WIDE.match(items[-2][-1:]) else " "
     after = "" if prose.WIDE.match(items[-1][:1]) else " "
-    return "、".join(items[:-1]) + before + "與" + after + items[-1]
+    return "、".join(items[:-1]) + before + (conjunction or "與") + after + items[-1]
 
 
 
@@ -376,8 +376,8 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 
 # ---- claims --------------------------------------------------------------------------------------
 
-_MARK = {"pass": "✓", "fail": "✗", "n/a": "–"}
-_VERDICT_WORD = {"pass": "holds", "fail": "fails", "n/a": "not_applicable"}
+_MARK = {"pass": "✓", "fail": "✗", "unsure": "?", "n/a": "–"}
+_VERDICT_WORD = {"pass": "holds", "fail": "fails", "unsure": "unsure", "n/a": "not_applicable"}
 
 
 def claim_measured(verdict: "claims.Verdict", lang: str = "en") -> str:
@@ -400,6 +400,21 @@ def claim_expected(claim: "claims.Claim", lang: str) -> str:
     return f"{claim.relation} {shown}"
 
 
+def claim_interval(verdict: "claims.Verdict", lang: str) -> str:
+    """A timed claim's 95% interval, its ends formatted like the metric ('1.41×–1.66×'), or the
+    rankings it allows ('sdpa_flash or sdpa_cudnn'); '' for an exact claim."""
+    from attn_examples.uncertainty import Interval
+
+    spread = verdict.plausible
+    if isinstance(spread, Interval):
+        low, high = (format_metric(verdict.claim.metric, x, lang).strip("`") for x in (spread.low, spread.high))
+        return f"{low}–{high}"
+    if isinstance(spread, frozenset):
+        shown = [format_metric(verdict.claim.metric, x, lang).strip("`") for x in sorted(spread, key=str)]
+        return join_words(shown, lang, "or" if lang == "en" else "或")
+    return ""
+
+
 class ClaimNotApplicable(KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
@@ -416,14 +431,19 @@ def claim_inline(verdict: "claims.Verdict", device: str, lang: str) -> str:
     tip = t(lang, "claim_title").format(id=verdict.claim.id, expected=claim_expected(verdict.claim, lang),
                                         measured=claim_measured(verdict, lang).strip("`"), device=device,
                                         verdict=word)
+    interval = claim_interval(verdict, lang)
+    if interval:
+        tip += " " + t(lang, "interval").format(interval=interval)
     value = claim_measured(verdict, lang)
     shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
+    if verdict.status == "unsure":   # the reader sees at once how far the value can move
+        shown += " " + _e(t(lang, "interval_inline").format(interval=interval))
     return (f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
             f'{shown}<sup>{_MARK[verdict.status]}</sup></span>')
 
 
 def _verdict_word(verdict: "claims.Verdict") -> str:
-    if verdict.claim.gates or verdict.status == "n/a":
+    if verdict.claim.gates or verdict.status in ("n/a", "unsure"):
         return _VERDICT_WORD[verdict.status]
     return "observed" if verdict.status == "pass" else "not_observed"
 
@@ -438,7 +458,8 @@ def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
         rows.append([f'<code id="claim-{_e(c.id)}">{_e(c.id)}</code>', t(lang, f"kind_{c.kind}"),
                      _e(c.statement[lang]), article_value,
-                     _e(claim_measured(v, lang).strip("`")) if v.status != "n/a" else "–",
+                     (_e(claim_measured(v, lang).strip("`")) + (f'<br><small>{_e(t(lang, "interval_inline").format(interval=claim_interval(v, lang)))}</small>'
+                                                                if claim_interval(v, lang) else "")) if v.status != "n/a" else "–",
                      _e(claim_expected(c, lang)), f'{_MARK[v.status]} {t(lang, _verdict_word(v))}'])
     return _table(headers, rows)
 

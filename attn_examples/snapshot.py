@@ -27,7 +27,7 @@ from typing import Any
 from attn_examples.config import AttnConfig
 from attn_examples.variants import VARIANTS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2   # 2: timing keeps its blocks (claims' intervals); every field is written, none defaults
 SNAPSHOT_FILE = "snapshot.json"
 TRACE_DIR = "traces"
 
@@ -45,6 +45,7 @@ class Stats:
     min: float
     max: float
     n: int
+    blocks: list[float]   # in time order, what an interval is computed from (see timing.time_cuda)
 
 
 @dataclass
@@ -103,8 +104,8 @@ class Timing:
     host_us: Stats | None
     peak_memory_bytes: int | None
     rel_error: float | None
-    host_first_us: Stats | None = None   # first call after entering the backend pin (CUDA only)
-    compile_s: float | None = None       # compiled variants: wall time of the first call (compiling)
+    host_first_us: Stats | None   # first call after entering the backend pin (CUDA only)
+    compile_s: float | None       # compiled variants: wall time of the first call (compiling)
 
 
 @dataclass
@@ -157,7 +158,7 @@ class Provenance:
     measured_at: str                  # UTC, ISO 8601
     tool_version: str
     command: str
-    device_limits: DeviceLimits | None = None   # GPUs only; absent in snapshots before it existed
+    device_limits: DeviceLimits | None   # GPUs only
 
 
 @dataclass
@@ -179,6 +180,7 @@ class SweepPoint:
     main_occupancy_pct: float | None
     main_launch_api: str | None
     device_us: float | None
+    device_us_blocks: list[float] | None   # every timed call, in time order (the median's interval)
     peak_memory_bytes: int | None
     tflops: float | None
 
@@ -202,6 +204,7 @@ class TrainingPoint:
     kernels: int | None               # GPU kernels per forward + backward
     gpu_activities: int | None
     device_us: float | None           # median, forward + backward
+    device_us_blocks: list[float] | None   # every timed call, in time order (the median's interval)
 
 
 @dataclass
@@ -239,10 +242,10 @@ class Counters:
     tool: str | None                  # ncu's version line
     command: str | None               # the exact ncu command, with <snapshot> and <variant> for the arguments
     variants: dict[str, list[CounterKernel]]
-    missing_metrics: list[str] = field(default_factory=list)   # asked for, not offered by this GPU
-    wall_s: float | None = None       # the whole pass, every variant
-    measured_at: str | None = None    # the pass may run after `measure`, at another commit
-    git_commit: str | None = None
+    missing_metrics: list[str]        # asked for, not offered by this GPU
+    wall_s: float | None              # the whole pass, every variant
+    measured_at: str | None           # the pass may run after `measure`, at another commit
+    git_commit: str | None
 
 
 @dataclass
@@ -263,10 +266,10 @@ class Snapshot:
     config: AttnConfig
     dispatch: Dispatch
     variants: dict[str, VariantResult]
-    sweep: Sweep | None = None          # `measure --extended` only
-    training: Training | None = None    # `measure --extended` only
-    counters: Counters | None = None    # `attn-examples counters` only
-    ceilings: Ceilings | None = None    # `measure --extended` only
+    sweep: Sweep | None                 # `measure --extended` only
+    training: Training | None           # `measure --extended` only
+    counters: Counters | None           # `attn-examples counters` only
+    ceilings: Ceilings | None           # `measure --extended` only
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:
@@ -290,7 +293,7 @@ class Snapshot:
 # for what they can be. Times and rates are positive; every other number (counts, sizes, ids,
 # percentages, spreads) is at least zero; nothing is NaN or infinite. Nsight Compute's readings keep
 # their own signs and are only required to be finite.
-_POSITIVE = {"dur_us", "median", "min", "max", "device_us", "host_span_us", "gpu_span_us", "compile_s",
+_POSITIVE = {"dur_us", "median", "min", "max", "blocks", "device_us", "device_us_blocks", "host_span_us", "gpu_span_us", "compile_s",
              "wall_s", "tflops", "matmul_peak_tflops", "bf16_matmul_tflops", "fp32_matmul_tflops", "copy_gbps"}
 _SIGNED = ("counters.",)
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")

@@ -18,15 +18,17 @@ import torch
 import torch.utils.benchmark as benchmark
 
 
-def stats(samples: list[float]) -> dict:
-    """Median, interquartile range, extremes and count: the schema's Stats."""
+def stats(samples: list[float], blocks: list[float] | None = None) -> dict:
+    """Median, interquartile range, extremes and count of the samples, and the blocks an interval is
+    computed from (`attn_examples.uncertainty`): the schema's Stats. Without `blocks`, every sample is
+    its own block."""
     ordered = sorted(samples)
     if len(ordered) >= 2:
         q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
     else:
         q1 = q3 = ordered[0]
     return {"median": statistics.median(ordered), "iqr": q3 - q1, "min": ordered[0],
-            "max": ordered[-1], "n": len(ordered)}
+            "max": ordered[-1], "n": len(ordered), "blocks": list(samples if blocks is None else blocks)}
 
 
 def _sleep_cycles_per_us() -> float:
@@ -49,7 +51,10 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
     The forwards take turns in blocks of `block` calls, so a drift in clocks or host load touches
     every variant alike. `pins[id]()` (the SDPA backend selection) is entered once per block: the
     first call of a block, right after the switch, is kept apart as `host_first_us`; the others
-    give the steady-state `device_us` and `host_us`.
+    give the steady-state `device_us` and `host_us`. Each block's median is kept in time order
+    (`blocks`): block i of one forward ran moments before block i of the next, so their ratio is a
+    paired sample of the ratio, which is what a claim's interval is computed from. With one forward
+    there is nothing to pair, and every call is its own block.
     """
     if not forwards:
         return {}
@@ -69,6 +74,7 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
     cycles = int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     samples = {name: {"device_us": [], "host_us": [], "host_first_us": []} for name in forwards}
+    blocks = {name: {"device_us": [], "host_us": []} for name in forwards}
     rounds = max(1, -(-repeats // (block - 1)))
     for _ in range(rounds):
         for name, forward in forwards.items():
@@ -87,7 +93,12 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
                     else:
                         samples[name]["host_us"].append(host)
                         samples[name]["device_us"].append(start.elapsed_time(end) * 1000.0)
-    return {name: {key: stats(values) for key, values in by_kind.items()} for name, by_kind in samples.items()}
+            for key in ("device_us", "host_us"):
+                blocks[name][key].append(statistics.median(samples[name][key][-(block - 1):]))
+    if len(forwards) == 1:
+        return {name: {key: stats(values) for key, values in by_kind.items()} for name, by_kind in samples.items()}
+    return {name: {key: stats(values, blocks[name].get(key)) for key, values in by_kind.items()}
+            for name, by_kind in samples.items()}
 
 
 def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:
@@ -95,7 +106,7 @@ def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:
     timer = benchmark.Timer(stmt="forward()", globals={"forward": forward},
                             num_threads=torch.get_num_threads())
     measurement = timer.blocked_autorange(min_run_time=min_run_time_s)
-    return stats([t * 1e6 for t in measurement.times])
+    return stats([t * 1e6 for t in measurement.times])   # each time is one block's mean per call
 
 
 def peak_memory_cuda(forward: Callable[[], Any]) -> int:

@@ -4,7 +4,8 @@
 # to commit), benchmark, claims and drift per run, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
 # MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt), one snapshot
-# each, packed as matrix-<name>.tar.gz, then stops.
+# each, packed as matrix-<name>.tar.gz, then stops; with BASELINE=1 the baseline itself first
+# (the default configuration, --extended, with counters: snapshots/<device>), as matrix-baseline.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
 set -uo pipefail  # keep going after a failure: every log comes back
 OUT=${OUT:-$PWD/gpu-out}
@@ -24,7 +25,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if [ "${MATRIX:-0}" = 1 ]; then
   # name | measure arguments | "counters" to add the ncu pass; lines starting with # are skipped
-  grep -v '^#' scripts/matrix.txt | while IFS='|' read -r name args extra; do
+  { [ "${BASELINE:-0}" = 1 ] && echo "baseline | --extended | counters"; grep -v '^#' scripts/matrix.txt; } \
+  | while IFS='|' read -r name args extra; do
     name=$(echo "$name" | xargs); [ -n "$name" ] || continue
     log "matrix $name: measure $args"
     mkdir -p "$OUT/work/$name"

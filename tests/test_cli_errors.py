@@ -56,6 +56,8 @@ CASES = {
     "no CUDA": (lambda t: ["measure", "--device", "cuda", "-q", "-o", str(t / "o")], "no CUDA GPU"),
     "unknown device": (lambda t: ["measure", "--device", "tpu", "-q", "-o", str(t / "o")], "device 'tpu'"),
     "bad shape": (lambda t: ["measure", "--batch", "0", "-q", "-o", str(t / "o")], "'batch'"),
+    "shape that cannot fit": (lambda t: ["measure", "--device", "cpu", "--batch", "1", "--heads", "1", "--head-dim", "8", "--seq-len", "400000", "-q", "-o",
+                                         str(t / "o")], "GiB free"),
     "output is a file": (lambda t: (t / "f").write_text("x") and ["measure", "--device", "cpu", "-q", "-o",
                                                                    str(t / "f")], "this is a file"),
     "counters without ncu over measured counters": (

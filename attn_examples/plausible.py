@@ -1,0 +1,156 @@
+"""What a timed metric could be, given its blocks: an interval or a set of rankings (no torch).
+
+`attn_examples.metrics` gives one value per key, the medians' value. For the keys that rest on
+timings this module says how far that value can be trusted, in one of two forms:
+
+- an `Interval` (`uncertainty.CONFIDENCE`) for a number: a variant's time (`sdpa_flash.device_us`),
+  a ratio of two (`ratio.a.b.device_us`, `host_us`, `host_first_us`), a sweep point's TFLOP/s share
+  and ratios of them, a training step over its forward;
+- a frozenset of the values a ranking could take: `fastest.device_us` is every variant not
+  confidently slower than the measured fastest (each compared with it by its ratio's interval);
+  `dispatch.auto_is_fastest`, `training.fastest` and `training.fastest_as_forward` follow from those.
+
+Every other key is exact (counts, names, bytes, structure): `plausible` returns None for it, and a
+claim on it is decided on its value alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attn_examples import metrics, uncertainty
+from attn_examples.snapshot import Snapshot
+from attn_examples.uncertainty import Interval
+
+TIMED = ("device_us", "host_us", "host_first_us")
+
+Plausible = Interval | frozenset | None
+
+
+def _blocks(snap: Snapshot, variant_id: str, field: str) -> list[float]:
+    result = snap.variants.get(variant_id)
+    stats = getattr(result.timing, field, None) if result is not None and result.timing else None
+    if stats is None:
+        raise metrics.UnknownMetric(f"{variant_id} has no {field} timing in this measurement")
+    return stats.blocks
+
+
+def _paired(snap: Snapshot) -> bool:
+    """On CUDA the variants take turns block by block (timing.time_cuda); on the CPU they run one after another."""
+    return snap.provenance.device_kind == "cuda"
+
+
+def ratio(snap: Snapshot, a: str, b: str, field: str) -> Interval | None:
+    return uncertainty.of_ratio(_blocks(snap, a, field), _blocks(snap, b, field), _paired(snap))
+
+
+def _contenders(snap: Snapshot, field: str, pick: str) -> frozenset:
+    """The variants not confidently beaten: for `fastest`, every one whose time over the measured
+    fastest's has an interval reaching down to 1 (for `slowest`, up to 1)."""
+    best = metrics.metric(snap, f"{pick}.{field}")
+    out = {best}
+    for variant_id, result in snap.variants.items():
+        if variant_id == best or not result.available or getattr(result.timing, field, None) is None:
+            continue
+        interval = ratio(snap, variant_id, best, field)
+        if interval is None or (interval.low <= 1.0 if pick == "fastest" else interval.high >= 1.0):
+            out.add(variant_id)
+    return frozenset(out)
+
+
+def _sweep_point(snap: Snapshot, variant_id: str, seq: str, head_dim: str):
+    for point in snap.sweep.points if snap.sweep else ():
+        if point.variant == variant_id and str(point.seq_len) == seq and str(point.head_dim) == head_dim:
+            return point if point.available and point.device_us_blocks else None
+    return None
+
+
+def _sweep(snap: Snapshot, parts: list[str]) -> Plausible:
+    """sweep.<v>.<seq>.<d>.tflops_fraction, sweep.ratio.<v>.<seq>.<d>.<seq>.<d>.tflops_fraction and
+    sweep.<v>.best_tflops_fraction: the ceiling they are shares of is taken as exact."""
+    if parts[-1] != "tflops_fraction" and parts[-1] != "best_tflops_fraction":
+        return None
+    if len(parts) == 7 and parts[0] == "ratio":
+        a, b = _sweep_point(snap, *parts[1:4]), _sweep_point(snap, parts[1], *parts[4:6])
+        if a is None or b is None:
+            return None
+        flops = (a.tflops * a.device_us) / (b.tflops * b.device_us)   # the shapes' work, in the same units
+        # a's TFLOP/s over b's = (work_a / t_a) / (work_b / t_b) = work ratio x t_b / t_a
+        interval = uncertainty.of_ratio(b.device_us_blocks, a.device_us_blocks, False)
+        return None if interval is None else interval.map(lambda r: flops * r)
+    if len(parts) == 4:
+        point = _sweep_point(snap, *parts[:3])
+        if point is None:
+            return None
+        interval = uncertainty.of_median(point.device_us_blocks)
+        work = point.tflops * point.device_us / snap.sweep.matmul_peak_tflops
+        return None if interval is None else interval.map(lambda t: work / t)
+    if len(parts) == 2:   # the best point's share: the interval of the largest share
+        shares = []
+        for point in snap.sweep.points if snap.sweep else ():
+            if point.variant == parts[0] and point.available and point.device_us_blocks:
+                shares.append(_sweep(snap, [parts[0], str(point.seq_len), str(point.head_dim), "tflops_fraction"]))
+        if not shares or any(s is None for s in shares):
+            return None
+        return Interval(max(s.low for s in shares), max(s.high for s in shares), min(s.n for s in shares), False)
+    return None
+
+
+def _training_contenders(snap: Snapshot) -> frozenset:
+    points = {p.variant: p for p in snap.training.points if p.available and p.device_us_blocks}
+    best = metrics.metric(snap, "training.fastest")
+    out = {best}
+    for variant_id, point in points.items():
+        if variant_id != best:
+            interval = uncertainty.of_ratio(point.device_us_blocks, points[best].device_us_blocks, False)
+            if interval is None or interval.low <= 1.0:
+                out.add(variant_id)
+    return frozenset(out)
+
+
+def _training(snap: Snapshot, parts: list[str]) -> Plausible:
+    if snap.training is None:
+        return None
+    if parts == ["fastest"]:
+        return _training_contenders(snap)
+    if parts == ["fastest_as_forward"]:
+        forward = _contenders(snap, "device_us", "fastest")
+        return frozenset(t == f for t in _training_contenders(snap) for f in forward)
+    if len(parts) == 2 and parts[1] == "step_per_forward":
+        point = next((p for p in snap.training.points if p.variant == parts[0] and p.available), None)
+        if point is None or not point.device_us_blocks:
+            return None
+        return uncertainty.of_ratio(point.device_us_blocks, _blocks(snap, parts[0], "device_us"), False)
+    return None
+
+
+def plausible(snap: Snapshot, key: str) -> Plausible:
+    """The interval or set of values `key` could take at `uncertainty.CONFIDENCE`; None for an exact key.
+    Raises metrics.UnknownMetric where the metric itself would."""
+    parts = key.split(".")
+    if "[" in key:
+        return None
+    if parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED:
+        a, b = (metrics.metric(snap, "fastest.device_us") if x == "winner" else x for x in parts[1:3])
+        return ratio(snap, a, b, parts[3])
+    if parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED:
+        return _contenders(snap, parts[1], parts[0])
+    if key == "dispatch.auto_is_fastest":
+        auto = metrics.metric(snap, "dispatch.auto_variant")
+        return frozenset(auto == v for v in _contenders(snap, "device_us", "fastest"))
+    if len(parts) == 2 and parts[1] in TIMED and parts[0] in snap.variants:
+        return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
+    if parts[0] == "sweep":
+        return _sweep(snap, parts[1:])
+    if parts[0] == "training":
+        return _training(snap, parts[1:])
+    return None
+
+
+def describe(value: Any) -> str:
+    """An interval or set in a line of the `check` table."""
+    if isinstance(value, Interval):
+        return f"{value.low:.4g}–{value.high:.4g}"
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(sorted(map(str, value))) + "}"
+    return ""
