@@ -358,9 +358,27 @@ def _like(live: Snapshot, baseline: Snapshot) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class DriftReport:
+    """A measurement held to a baseline: why the two cannot be compared, or what moved."""
+
+    baseline: str                  # the baseline's folder, as shown to a reader
+    unlike: str | None             # another device class, configuration or software stack
+    problems: list[str]
+
+    @property
+    def drifted(self) -> bool:
+        return self.unlike is None and bool(self.problems)
+
+
+def drift_report(live: Snapshot, baseline: Snapshot, where: str, tolerance: float = DRIFT_TOLERANCE) -> DriftReport:
+    unlike = _like(live, baseline)
+    return DriftReport(where, unlike, [] if unlike else drift(live, baseline, tolerance))
+
+
 def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE) -> list[str]:
-    """Where a live measurement departs from the committed baseline of its device class: the set of
-    variants, each kernel's structure (family, launch API, registers, shared memory, grid, block) and
+    """Where a live measurement departs from the committed baseline of its device class: which
+    backend an un-pinned call runs, the set of variants, each kernel's structure (family, launch API, registers, shared memory, grid, block) and
     the counts exactly, device-time shares beyond `tolerance`. Measurements of another device,
     configuration or software stack are named as such, not compared. Host times are left out: they
     moved up to 3x between separate runs on the H200 and would only raise false alarms."""
@@ -370,6 +388,9 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
     if unlike:
         return [unlike]
     problems = []
+    if live.dispatch.auto_backend != baseline.dispatch.auto_backend:
+        problems.append(f"un-pinned SDPA: ran {baseline.dispatch.auto_backend} in the baseline, "
+                        f"{live.dispatch.auto_backend} live")
     for variant_id, result in baseline.variants.items():
         other = live.variants.get(variant_id)
         if other is None:

@@ -49,8 +49,27 @@ TEXT: dict[str, dict[str, str]] = {
         "scaling_memory_alt": "Line chart, log-log: peak memory per call against sequence length; naive and math grow with the square of the sequence, the fused backends linearly.",
         "claim": "Claim", "statement": "Statement", "expected": "Expected", "verdict": "Verdict",
         "holds": "holds", "fails": "fails", "not_applicable": "does not apply here",
-        "unsure": "undecided: the 95% interval straddles the statement",
-        "interval": "(95% interval from the timing's blocks: {interval})", "interval_inline": "(95%: {interval})",
+        "unsure": "undecided: the interval straddles the statement",
+        "drift_no_baseline_title": "No baseline to compare with",
+        "drift_no_baseline": "There is no committed snapshot of this device class ({slug}), so this measurement "
+                             "is held to the claims alone. <code>attn-examples accept</code> makes one.",
+        "drift_is_baseline_title": "This build renders the baseline",
+        "drift_is_baseline": "The measurement on these pages is the committed baseline of its device class "
+                             "({where}): a live build on this class of GPU is held to it.",
+        "drift_unlike_title": "Not compared with the baseline",
+        "drift_unlike": "The baseline of this device class, {where}, holds another measurement, so nothing was "
+                        "compared:",
+        "drift_none_title": "No drift",
+        "drift_none": "Against the baseline {where}: the same variants, dispatch and kernel structure, and every "
+                      "device-time share within the tolerance.",
+        "drift_found_title": "Drift: {n} finding(s)",
+        "drift_found": "Against the baseline {where} this measurement moved. A live build stops here; this one "
+                       "renders a snapshot and shows what moved:",
+        "interval": "({confidence} interval from the timing's blocks: {interval})", "interval_inline": "({confidence}: {interval})",
+        "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
+                              "interval, {interval}, reaches across the line the statement draws ({expected}).",
+        "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
+                         "answer could be {interval}.",
         "claim_title": "Claim {id}: expected {expected}; measured {measured} on {device}: {verdict}",
         "kernels_fig_alt": "Bar chart: GPU activities per forward for each variant, split into kernels, memory copies and memsets; the article's A100 kernel counts are marked.",
         "time_fig_alt": "Bar chart: device time and host (dispatch) time per call for each variant, in microseconds, with interquartile ranges.",
@@ -121,8 +140,23 @@ TEXT: dict[str, dict[str, str]] = {
         "scaling_memory_alt": "雙對數折線圖：每次呼叫的記憶體峰值對序列長度；手寫版與 math 隨序列長度平方成長，融合後端則是線性。",
         "claim": "主張", "statement": "內容", "expected": "預期", "verdict": "判定",
         "holds": "成立", "fails": "不成立", "not_applicable": "不適用於此裝置",
-        "unsure": "無法判定：95% 區間跨過了主張的界線",
-        "interval": "（依計時區塊求得的 95% 區間：{interval}）", "interval_inline": "（95%：{interval}）",
+        "unsure": "無法判定：區間跨過了主張的界線",
+        "drift_no_baseline_title": "沒有可比對的基準",
+        "drift_no_baseline": "這類裝置沒有已提交的快照（{slug}），所以這次量測只受各項主張檢驗。"
+                             "<code>attn-examples accept</code> 可以建立一份。",
+        "drift_is_baseline_title": "這次建置呈現的就是基準",
+        "drift_is_baseline": "這些頁面上的量測，正是這類裝置已提交的基準（{where}）：在這類 GPU 上的即時建置都以它為準。",
+        "drift_unlike_title": "未與基準比對",
+        "drift_unlike": "這類裝置的基準 {where} 記錄的是另一種量測，所以沒有比對任何項目：",
+        "drift_none_title": "沒有漂移",
+        "drift_none": "與基準 {where} 相比：實作、分派與 kernel 結構都相同，每個裝置時間占比都在容許範圍內。",
+        "drift_found_title": "漂移：{n} 項",
+        "drift_found": "與基準 {where} 相比，這次量測有所變動。即時建置會在這裡停下；這次建置呈現的是快照，"
+                       "並列出變動之處：",
+        "interval": "（依計時區塊求得的 {confidence} 區間：{interval}）", "interval_inline": "（{confidence}：{interval}）",
+        "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
+                              "跨過了主張所劃的界線（{expected}）。",
+        "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是 {interval}。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
         "kernels_fig_alt": "長條圖：各實作每次 forward 的 GPU 活動數，分為 kernel、記憶體複製與 memset；並標出原文在 A100 上的 kernel 數。",
         "time_fig_alt": "長條圖：各實作每次呼叫的裝置時間與主機端（派發）時間，單位微秒，附四分位距。",

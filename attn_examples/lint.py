@@ -93,6 +93,49 @@ def lint_text(text: str, path: str, page: str | None = None) -> list[Finding]:
     return findings
 
 
+_CLAIM_TERM = re.compile(r"\b(holds|fails|unsure)\s+([a-z0-9][a-z0-9\-]*)")
+
+
+def _timed_claims() -> set[str]:
+    from attn_examples import claims, plausible
+
+    return {c.id for c in claims.load_claims() if plausible.is_timed(c.metric)}
+
+
+def lint_unsure(text: str, path: str, timed: set[str] | None = None) -> list[Finding]:
+    """A paragraph-level `{% if %}` that speaks for both outcomes of a timed claim (`holds` and
+    `fails`) must also say what it says when the claim is unsure (`{% elif unsure <id> %}`):
+    otherwise the paragraph silently vanishes when the measurement cannot decide, or an `{% else %}`
+    meant for another case speaks instead. A chain that speaks only when the claim holds says
+    nothing when unsure, as when it fails; a branch inside a sentence may vanish."""
+    from attn_examples import prose
+
+    timed = _timed_claims() if timed is None else timed
+    lines = text.splitlines()
+    findings = []
+
+    def walk(nodes: list) -> None:
+        for node in nodes:
+            if not isinstance(node, prose._If):
+                continue
+            said: dict[str, set[str]] = {"holds": set(), "fails": set(), "unsure": set()}
+            for branch in node.branches:
+                for verb, claim in _CLAIM_TERM.findall(branch.condition or ""):
+                    said[verb].add(claim)
+            tested, unsure = said["holds"] & said["fails"], said["unsure"]
+            own_line = lines[node.line - 1].strip()
+            alone = own_line.startswith("{%") and own_line.endswith("%}") and own_line.count("{%") == 1
+            for claim in sorted((tested & timed) - unsure):
+                if alone:
+                    findings.append(Finding(path, node.line, "timed claim without an unsure branch",
+                                            f"{{% elif unsure {claim} %}}"))
+            for branch in node.branches:
+                walk(branch.body)
+
+    walk(prose.parse(text, path))
+    return findings
+
+
 def _notebook_markdown(path: Path) -> str:
     """A notebook's Markdown cells, one after another (its code cells are code: not linted)."""
     import json
@@ -103,8 +146,10 @@ def _notebook_markdown(path: Path) -> str:
 
 def lint(docs: Path) -> list[Finding]:
     out = []
+    timed = _timed_claims()
     for path in sorted(docs.rglob("*.md")):
-        out += lint_text(path.read_text(encoding="utf-8"), str(path), path.name)
+        text = path.read_text(encoding="utf-8")
+        out += lint_text(text, str(path), path.name) + lint_unsure(text, str(path), timed)
     for path in sorted(docs.rglob("*.ipynb")):
         out += lint_text(_notebook_markdown(path), str(path), path.name)
     return out

@@ -44,16 +44,13 @@ def on_pre_build(config: MkDocsConfig) -> None:
     verdicts = list(m.verdicts.values())
     if not all(v.ok for v in verdicts):
         raise PluginError(claims.failure_report(m.snapshot, verdicts))
-    if m.live:
-        baseline = m.baseline()
-        if baseline is not None:
-            problems = claims.drift(m.snapshot, baseline)
-            if problems:
-                raise PluginError(
-                    f"attn-examples: the live measurement drifted from the committed baseline "
-                    f"{baseline.root}:\n  - " + "\n  - ".join(problems) +
-                    "\nIf the new numbers are right, promote them with `attn-examples accept "
-                    f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
+    report = m.drift   # every build computes it; a snapshot build shows it on the reproducibility page
+    if m.live and report is not None and (report.drifted or report.unlike):
+        raise PluginError(
+            f"attn-examples: the live measurement drifted from the committed baseline "
+            f"{report.baseline}:\n  - " + "\n  - ".join([report.unlike] if report.unlike else report.problems) +
+            "\nIf the new numbers are right, promote them with `attn-examples accept "
+            f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> str:

@@ -23,6 +23,9 @@ from attn_examples.snapshot import Snapshot
 from attn_examples.uncertainty import Interval
 
 TIMED = ("device_us", "host_us", "host_first_us")
+# one variant's timings over each other, block by block (the same rounds: paired on CUDA)
+WITHIN = {"host_per_device": ("host_us", "device_us"), "host_first_per_device": ("host_first_us", "device_us"),
+          "host_first_per_repeat": ("host_first_us", "host_us")}
 
 Plausible = Interval | frozenset | None
 
@@ -140,11 +143,29 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return frozenset(auto == v for v in _contenders(snap, "device_us", "fastest"))
     if len(parts) == 2 and parts[1] in TIMED and parts[0] in snap.variants:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
+    if len(parts) == 2 and parts[1] in WITHIN and parts[0] in snap.variants:
+        top, bottom = WITHIN[parts[1]]
+        return uncertainty.of_ratio(_blocks(snap, parts[0], top), _blocks(snap, parts[0], bottom), _paired(snap))
     if parts[0] == "sweep":
         return _sweep(snap, parts[1:])
     if parts[0] == "training":
         return _training(snap, parts[1:])
     return None
+
+
+def is_timed(key: str) -> bool:
+    """Whether a claim on `key` is decided from an interval (the keys `plausible` answers), known
+    without a measurement: a page that branches on such a claim must say what it does when unsure."""
+    parts = key.split(".")
+    if "[" in key:
+        return False
+    return ((parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED)
+            or (parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED)
+            or key == "dispatch.auto_is_fastest"
+            or (len(parts) == 2 and (parts[1] in TIMED or parts[1] in WITHIN))
+            or (parts[0] == "sweep" and parts[-1] in ("tflops_fraction", "best_tflops_fraction"))
+            or (parts[0] == "training" and (parts[1:] in (["fastest"], ["fastest_as_forward"])
+                                            or parts[-1] == "step_per_forward")))
 
 
 def describe(value: Any) -> str:

@@ -335,6 +335,8 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en") -> str:
     `build.mode` says whether this build measured live; `article.*` and `paper.*` are quotations."""
     if key == "build.mode":
         return t(lang, "live" if live else "snapshot")
+    if key == "build.confidence":
+        return _confidence()
     if key == "build.drift_tolerance":
         from attn_examples.claims import DRIFT_TOLERANCE
 
@@ -376,6 +378,28 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 
 # ---- claims --------------------------------------------------------------------------------------
 
+def drift_block(report: "claims.DriftReport | None", is_baseline: bool, slug: str, lang: str) -> str:
+    """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
+    that there is no baseline. The findings are the check's own words (English in both languages)."""
+    def box(kind: str, title: str, body: str) -> str:
+        return f'<div class="admonition {kind}"><p class="admonition-title">{title}</p>{body}</div>'
+
+    if report is None:
+        return box("info", t(lang, "drift_no_baseline_title"),
+                   f"<p>{t(lang, 'drift_no_baseline').format(slug=f'<code>snapshots/{_e(slug)}</code>')}</p>")
+    where = f"<code>{_e(report.baseline)}</code>"
+    if is_baseline:
+        return box("info", t(lang, "drift_is_baseline_title"), f"<p>{t(lang, 'drift_is_baseline').format(where=where)}</p>")
+    if report.unlike:
+        return box("note", t(lang, "drift_unlike_title"),
+                   f'<p>{t(lang, "drift_unlike").format(where=where)} <q lang="en">{_e(report.unlike)}</q></p>')
+    if not report.problems:
+        return box("success", t(lang, "drift_none_title"), f"<p>{t(lang, 'drift_none').format(where=where)}</p>")
+    items = "".join(f"<li>{_e(problem)}</li>" for problem in report.problems)
+    return box("failure", t(lang, "drift_found_title").format(n=len(report.problems)),
+               f'<p>{t(lang, "drift_found").format(where=where)}</p><ul lang="en">{items}</ul>')
+
+
 _MARK = {"pass": "✓", "fail": "✗", "unsure": "?", "n/a": "–"}
 _VERDICT_WORD = {"pass": "holds", "fail": "fails", "unsure": "unsure", "n/a": "not_applicable"}
 
@@ -400,6 +424,12 @@ def claim_expected(claim: "claims.Claim", lang: str) -> str:
     return f"{claim.relation} {shown}"
 
 
+def _confidence() -> str:
+    from attn_examples.uncertainty import CONFIDENCE
+
+    return f"{CONFIDENCE:.0%}"
+
+
 def claim_interval(verdict: "claims.Verdict", lang: str) -> str:
     """A timed claim's 95% interval, its ends formatted like the metric ('1.41×–1.66×'), or the
     rankings it allows ('sdpa_flash or sdpa_cudnn'); '' for an exact claim."""
@@ -413,6 +443,21 @@ def claim_interval(verdict: "claims.Verdict", lang: str) -> str:
         shown = [format_metric(verdict.claim.metric, x, lang).strip("`") for x in sorted(spread, key=str)]
         return join_words(shown, lang, "or" if lang == "en" else "或")
     return ""
+
+
+def claim_undecided(verdict: "claims.Verdict", lang: str) -> str:
+    """What a page says where a timed claim is unsure: the statement, quoted, and how far the
+    measurement can move (its 95% interval, or the rankings it allows). Only for an unsure claim."""
+    from attn_examples.uncertainty import Interval
+
+    if verdict.status != "unsure":
+        raise ClaimNotApplicable(f"claim {verdict.claim.id!r} is decided here ({verdict.status}): "
+                                 f"{{{{ claim.{verdict.claim.id}.undecided }}}} belongs in {{% elif unsure … %}}")
+    key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
+    statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
+    return _e(t(lang, key).format(statement=statement, interval=claim_interval(verdict, lang), confidence=_confidence(),
+                                  expected=claim_expected(verdict.claim, lang),
+                                  value=claim_measured(verdict, lang).strip("`")))
 
 
 class ClaimNotApplicable(KeyError):
@@ -433,11 +478,11 @@ def claim_inline(verdict: "claims.Verdict", device: str, lang: str) -> str:
                                         verdict=word)
     interval = claim_interval(verdict, lang)
     if interval:
-        tip += " " + t(lang, "interval").format(interval=interval)
+        tip += " " + t(lang, "interval").format(interval=interval, confidence=_confidence())
     value = claim_measured(verdict, lang)
     shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
     if verdict.status == "unsure":   # the reader sees at once how far the value can move
-        shown += " " + _e(t(lang, "interval_inline").format(interval=interval))
+        shown += " " + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
     return (f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
             f'{shown}<sup>{_MARK[verdict.status]}</sup></span>')
 
@@ -458,7 +503,7 @@ def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
         rows.append([f'<code id="claim-{_e(c.id)}">{_e(c.id)}</code>', t(lang, f"kind_{c.kind}"),
                      _e(c.statement[lang]), article_value,
-                     (_e(claim_measured(v, lang).strip("`")) + (f'<br><small>{_e(t(lang, "interval_inline").format(interval=claim_interval(v, lang)))}</small>'
+                     (_e(claim_measured(v, lang).strip("`")) + (f'<br><small>{_e(t(lang, "interval_inline").format(interval=claim_interval(v, lang), confidence=_confidence()))}</small>'
                                                                 if claim_interval(v, lang) else "")) if v.status != "n/a" else "–",
                      _e(claim_expected(c, lang)), f'{_MARK[v.status]} {t(lang, _verdict_word(v))}'])
     return _table(headers, rows)

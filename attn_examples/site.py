@@ -94,8 +94,11 @@ class BuildMeasurement:
                 raise KeyError(f"no claim {claim_id!r} in attn_examples/claims.d")
             if part == "expected":
                 return render.claim_expected(verdict.claim, lang)
+            if part == "undecided":
+                return render.claim_undecided(verdict, lang)
             if part:
-                raise KeyError(f"claim placeholders are {{{{ claim.<id> }}}} or {{{{ claim.<id>.expected }}}}")
+                raise KeyError("claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }} or "
+                               "{{ claim.<id>.undecided }}")
             return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
@@ -119,6 +122,21 @@ class BuildMeasurement:
         """The committed snapshot of this device class, if there is one (what a live build is held to)."""
         folder = REPO / "snapshots" / self.snapshot.device_slug
         return load_snapshot(folder) if (folder / "snapshot.json").exists() else None
+
+    @functools.cached_property
+    def drift(self) -> claims.DriftReport | None:
+        """This measurement held to the committed baseline of its device class (None: there is none).
+        A live build fails on drift; a snapshot build shows it on the reproducibility page."""
+        baseline = self.baseline()
+        if baseline is None:
+            return None
+        return claims.drift_report(self.snapshot, baseline, f"snapshots/{self.snapshot.device_slug}")
+
+    @property
+    def is_baseline(self) -> bool:
+        """The build renders the committed baseline itself (nothing to compare it with)."""
+        root = self.snapshot.root
+        return root is not None and root.resolve() == (REPO / "snapshots" / self.snapshot.device_slug).resolve()
 
 
 _current: BuildMeasurement | None = None
@@ -233,6 +251,11 @@ class Page:
     def provenance(self) -> str:
         m = self._m()
         return render.provenance(m.snapshot, self.lang, m.live)
+
+    def drift(self) -> str:
+        """This build's measurement against the committed baseline of its device class."""
+        m = self._m()
+        return render.drift_block(m.drift, m.is_baseline, m.snapshot.device_slug, self.lang)
 
     def claims(self) -> str:
         """Every claim: the article's value, ours, the expectation and the verdict."""

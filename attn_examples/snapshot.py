@@ -441,18 +441,51 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     try:
-        return snapshot_from_dict(data, root=file.parent)
+        snap = snapshot_from_dict(data, root=file.parent)
     except SnapshotError as exc:
         raise SnapshotError(f"{file}: {exc}") from None
+    for variant_id in snap.variants:   # a corrupt trace is named now, not while a figure is drawn
+        load_trace(snap, variant_id, required=False)
+    return snap
 
 
-def load_trace(snapshot: Snapshot, variant_id: str) -> dict:
-    """The variant's full Kineto trace, decompressed."""
+_TRACES: dict[tuple[str, int, int], dict] = {}   # (path, mtime_ns, size) -> parsed trace, per process
+
+
+def read_trace(path: Path, label: str) -> dict:
+    """A gzipped Kineto trace, checked: gzip, UTF-8 JSON, an object whose `traceEvents` list holds
+    objects and the variant's `label` (record_function) among their names. Raises SnapshotError
+    naming the file."""
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key in _TRACES:
+        return _TRACES[key]
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            trace = json.load(fh)
+    except (OSError, EOFError) as exc:   # gzip.BadGzipFile is an OSError
+        raise SnapshotError(f"{path}: not a readable gzip file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{path}: not UTF-8 text once decompressed (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{path}: not valid JSON once decompressed ({exc.msg} at line {exc.lineno})") from None
+    events = trace.get("traceEvents") if isinstance(trace, dict) else None
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise SnapshotError(f"{path}: not a Kineto trace (expected an object with a 'traceEvents' list of objects)")
+    if not any(e.get("name") == label for e in events):
+        raise SnapshotError(f"{path}: no event named {label!r}: not the trace of this variant's profiled forward")
+    _TRACES[key] = trace
+    return trace
+
+
+def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> dict | None:
+    """The variant's full Kineto trace, decompressed and checked (`read_trace`)."""
     path = snapshot.trace_path(variant_id)
     if path is None:
-        raise SnapshotError(f"variant {variant_id!r} has no trace in this snapshot")
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)
+        if required:
+            raise SnapshotError(f"variant {variant_id!r} has no trace in this snapshot")
+        return None
+    return read_trace(path, VARIANTS[variant_id].label)
 
 
 # ---- writing -----------------------------------------------------------------------------------
