@@ -310,7 +310,7 @@ def failure_report(snap: Snapshot, verdicts: list[Verdict]) -> str:
 
 # ---- baseline drift ------------------------------------------------------------------------------
 
-def _shares(snap: Snapshot, among: set[str]) -> dict[str, float]:
+def device_time_shares(snap: Snapshot, among: set[str]) -> dict[str, float]:
     """Each variant's device time over the geometric mean of the `among` variants' in the same run:
     ratios measured together, insensitive to a GPU that is uniformly faster or slower today."""
     times = {v: r.timing.device_us.median for v, r in snap.variants.items()
@@ -413,7 +413,7 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
                 if changed:
                     problems.append(f"{variant_id}: kernel {position} ({was[0]}): " + "; ".join(changed))
     common = set(baseline.variants) & set(live.variants)
-    base, now = _shares(baseline, common), _shares(live, common)
+    base, now = device_time_shares(baseline, common), device_time_shares(live, common)
     for variant_id in sorted(set(base) & set(now)):
         change = now[variant_id] / base[variant_id] - 1
         if abs(change) > tolerance:

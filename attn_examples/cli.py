@@ -136,15 +136,35 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     from attn_examples import views
 
+    from attn_examples import claims
+
     a, b = load_snapshot(args.a), load_snapshot(args.b)
     console = Console()
     console.print(f"[bold]A[/] {_provenance_line(a)}\n[bold]B[/] {_provenance_line(b)}")
     console.print(f"un-pinned SDPA: A → {_plain(a.dispatch.auto_backend)}, B → {_plain(b.dispatch.auto_backend)}")
+    # Like with like: the same work on two devices compares times; different work compares only
+    # each variant's share of its own run (its time over the geometric mean of the variants both measured).
+    config = claims.config_differences(b, a)
+    stack = [f"{f} {getattr(a.provenance, f)} in A, {getattr(b.provenance, f)} in B" for f in ("torch", "cuda", "cudnn")
+             if getattr(a.provenance, f) != getattr(b.provenance, f)]
+    if a.device_slug != b.device_slug:
+        console.print(f"[yellow]different devices[/]: A {_plain(a.device_slug)}, B {_plain(b.device_slug)}: "
+                      "B/A compares the same work on two devices")
+    if config:
+        console.print("[yellow]different configurations[/] (" + _plain(", ".join(config).replace(" in the baseline", " in A")
+                      .replace(" live", " in B")) + "): the work differs, so raw times are not compared; "
+                      "each variant's share of its own run is")
+    if stack:
+        console.print("[yellow]different software[/]: " + _plain(", ".join(stack)))
+    if not (config or stack or a.device_slug != b.device_slug):
+        console.print("same device class, configuration and software: like with like")
+    common = {v for v in set(a.variants) & set(b.variants)}
+    shares_a, shares_b = claims.device_time_shares(a, common), claims.device_time_shares(b, common)
     rows_a = {r["id"]: r for r in views.summary_rows(a)}
     rows_b = {r["id"]: r for r in views.summary_rows(b)}
     table = Table(title="A against B", title_justify="left")
-    for column in ("variant", "kernels A", "kernels B", "device µs A", "device µs B", "B/A", "main kernel A",
-                   "main kernel B"):
+    times = ("share A", "share B") if config else ("device µs A", "device µs B")
+    for column in ("variant", "kernels A", "kernels B", *times, "B/A", "main kernel A", "main kernel B"):
         table.add_column(column, overflow="fold")
     for variant_id in VARIANTS:
         ra, rb = rows_a.get(variant_id), rows_b.get(variant_id)
@@ -159,10 +179,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
             return _fmt(row.get(key))
 
         ratio = "–"
-        if ra and rb and ra.get("device_us") and rb.get("device_us"):
-            ratio = f"{rb['device_us'] / ra['device_us']:.2f}×"
-        table.add_row(VARIANTS[variant_id].title, cell(ra, "kernels"), cell(rb, "kernels"), cell(ra, "device_us"),
-                      cell(rb, "device_us"), ratio, cell(ra, "main_kernel"), cell(rb, "main_kernel"))
+        if config:
+            pair = [f"{shares[variant_id]:.3f}" if variant_id in shares else cell(row, "device_us") if row is None
+                    or not row["available"] else "–" for shares, row in ((shares_a, ra), (shares_b, rb))]
+            if variant_id in shares_a and variant_id in shares_b:
+                ratio = f"{shares_b[variant_id] / shares_a[variant_id]:.2f}×"
+        else:
+            pair = [cell(ra, "device_us"), cell(rb, "device_us")]
+            if ra and rb and ra.get("device_us") and rb.get("device_us"):
+                ratio = f"{rb['device_us'] / ra['device_us']:.2f}×"
+        table.add_row(VARIANTS[variant_id].title, cell(ra, "kernels"), cell(rb, "kernels"), *pair, ratio,
+                      cell(ra, "main_kernel"), cell(rb, "main_kernel"))
     console.print(table)
     return 0
 

@@ -40,6 +40,7 @@ from attn_examples.variants import VARIANTS
 REPO = Path(__file__).resolve().parent.parent
 MODE_ENV = "ATTN_EXAMPLES_MEASURE"
 SNAPSHOT_ENV = "ATTN_EXAMPLES_SNAPSHOT"
+SCOPE_ENV = "ATTN_EXAMPLES_LIVE_SCOPE"
 DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
 LIVE_DIR = REPO / ".cache" / "live-snapshot"
 
@@ -174,6 +175,16 @@ def build_mode() -> str:
     return mode
 
 
+def live_scope() -> str:
+    """What a live build measures: `full` (default: the article's variants, the compiled ones, the
+    sweep, training and the hardware counters, everything the pages can show) or `core` (the
+    article's variants only: about a tenth of the time, for a builder that only needs the gate)."""
+    scope = os.environ.get(SCOPE_ENV, "full").strip().lower()
+    if scope not in ("full", "core"):
+        raise ValueError(f"{SCOPE_ENV}={scope!r}: expected full or core")
+    return scope
+
+
 def _measure_live() -> Path:
     """Measure the default configuration, the scaling sweep and training on this GPU (what the pages
     show), add the hardware counters where ncu can read them, and write it as a snapshot under .cache/."""
@@ -181,17 +192,21 @@ def _measure_live() -> Path:
     from attn_examples.measure import measure
     from attn_examples.snapshot import write_snapshot
 
-    print("attn-examples: measuring live for this build (once; both languages render from it)", file=sys.stderr)
+    scope = live_scope()
+    print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages render from it)",
+          file=sys.stderr)
     started = time.perf_counter()
-    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", "build (live)"], extended=True)
+    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
+                           extended=scope == "full")
     folder = write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
-    from attn_examples import counters
+    if scope == "full":
+        from attn_examples import counters
 
-    print("attn-examples: hardware counters (one ncu run per variant)", file=sys.stderr)
-    _, section = counters.add_to_snapshot(load_snapshot(folder), progress=lambda v: print(
-        f"attn-examples: ncu: {v}", file=sys.stderr))
-    if not section["available"]:
-        print(f"attn-examples: no hardware counters: {section['reason']}", file=sys.stderr)
+        print("attn-examples: hardware counters (one ncu run per variant)", file=sys.stderr)
+        _, section = counters.add_to_snapshot(load_snapshot(folder), progress=lambda v: print(
+            f"attn-examples: ncu: {v}", file=sys.stderr))
+        if not section["available"]:
+            print(f"attn-examples: no hardware counters: {section['reason']}", file=sys.stderr)
     print(f"attn-examples: live measurement took {time.perf_counter() - started:.1f} s; snapshot: {folder}",
           file=sys.stderr)
     return folder

@@ -101,12 +101,20 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
             for name, by_kind in samples.items()}
 
 
-def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0) -> dict:
-    """Wall time per call on the CPU, from torch.utils.benchmark's blocked autorange."""
+MIN_CPU_BLOCKS = 10   # the fewest blocks whose median has a 95% interval inside the extremes (uncertainty)
+
+
+def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0, min_blocks: int = MIN_CPU_BLOCKS) -> dict:
+    """Wall time per call on the CPU, from torch.utils.benchmark's blocked autorange, topped up to
+    `min_blocks` blocks of the same size: a call slow enough to fill the budget in two blocks
+    would otherwise leave nothing to compute an interval from."""
     timer = benchmark.Timer(stmt="forward()", globals={"forward": forward},
                             num_threads=torch.get_num_threads())
     measurement = timer.blocked_autorange(min_run_time=min_run_time_s)
-    return stats([t * 1e6 for t in measurement.times])   # each time is one block's mean per call
+    times = list(measurement.times)   # each is one block's mean per call
+    while len(times) < min_blocks:
+        times += timer.timeit(measurement.number_per_run).times
+    return stats([t * 1e6 for t in times])
 
 
 def peak_memory_cuda(forward: Callable[[], Any]) -> int:

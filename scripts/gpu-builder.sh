@@ -6,6 +6,8 @@
 # MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt), one snapshot
 # each, packed as matrix-<name>.tar.gz, then stops; with BASELINE=1 the baseline itself first
 # (the default configuration, --extended, with counters: snapshots/<device>), as matrix-baseline.tar.gz.
+# ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
+# injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
 set -uo pipefail  # keep going after a failure: every log comes back
 OUT=${OUT:-$PWD/gpu-out}
@@ -22,6 +24,12 @@ fi
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/work/nvidia-smi.txt"
 (command -v ncu && ncu --version) > "$OUT/work/ncu-version.txt" 2>&1
+
+if [ "${ACCEPT:-0}" = 1 ]; then
+  OUT="$OUT" bash scripts/gpu-acceptance.sh
+  tar -C "$OUT" -czf "$OUT/acceptance.tar.gz" work && rm -rf "$OUT/work"
+  log done; exit 0
+fi
 
 if [ "${MATRIX:-0}" = 1 ]; then
   # name | measure arguments | "counters" to add the ncu pass; lines starting with # are skipped
