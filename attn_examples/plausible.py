@@ -3,7 +3,8 @@
 `attn_examples.metrics` gives one value per key, the medians' value. For the keys that rest on
 timings this module says how far that value can be trusted, in one of two forms:
 
-- an `Interval` (`uncertainty.CONFIDENCE`) for a number: a variant's time (`sdpa_flash.device_us`),
+- an `Interval` (`uncertainty.CONFIDENCE`) for a number (it holds the value the pages show: a paired
+  ratio is shown as the median of its block ratios, `metrics.timed_ratio`): a variant's time (`sdpa_flash.device_us`),
   a ratio of two (`ratio.a.b.device_us`, `host_us`, `host_first_us`), a sweep point's TFLOP/s share
   and ratios of them, a training step over its forward;
 - a frozenset of the values a ranking could take: `fastest.device_us` is every variant not
@@ -39,7 +40,8 @@ def _blocks(snap: Snapshot, variant_id: str, field: str) -> list[float]:
 
 
 def _paired(snap: Snapshot) -> bool:
-    """On CUDA the variants take turns block by block (timing.time_cuda); on the CPU they run one after another."""
+    """On CUDA the variants take turns block by block (timing.time_cuda), so block i of every timing
+    of every variant comes from the same round; on the CPU they run one after another."""
     return snap.provenance.device_kind == "cuda"
 
 

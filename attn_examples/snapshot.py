@@ -490,6 +490,12 @@ def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> di
 
 # ---- writing -----------------------------------------------------------------------------------
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path: Path, payload: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -498,6 +504,7 @@ def _atomic_write(path: Path, payload: bytes) -> None:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp's 0600 would hide a snapshot from everyone else
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

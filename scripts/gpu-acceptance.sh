@@ -40,14 +40,14 @@ restore() { mv "$1.orig" "$1"; }
 for i in $(seq 1 "${LIVE_BUILDS:-3}"); do live_build "live$i"; done
 
 # Fault 1: cuDNN disabled for un-pinned calls (a pinned sdpa_kernel(CUDNN_ATTENTION) still enables it).
-f=attn_examples/snippets/sdpa_attention.py
+f=snippets/sdpa_attention.py
 inject "$f" "from torch.nn.attention import SDPBackend, sdpa_kernel" \
   "from torch.nn.attention import SDPBackend, sdpa_kernel
 import torch; torch.backends.cuda.enable_cudnn_sdp(False)  # injected fault"
 live_build fault-cudnn-off; restore "$f"
 
 # Fault 2: the naive forward's softmax in float32.
-f=attn_examples/snippets/naive_attention.py
+f=snippets/naive_attention.py
 inject "$f" "    weights = torch.softmax(scores, dim=-1)              # 4. softmax" \
   "    weights = torch.softmax(scores.float(), dim=-1).to(scores.dtype)  # injected fault"
 live_build fault-softmax-fp32; restore "$f"

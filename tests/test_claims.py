@@ -128,8 +128,17 @@ def _scale_timing(data: dict, variant: str, field: str, factor: float) -> None:
         timing[field] = int(timing[field] * factor)
     elif field in ("rel_error", "compile_s"):       # plain numbers, not statistics
         timing[field] *= factor
-    else:
-        timing[field]["median"] *= factor
+    else:   # every statistic, the blocks an interval is computed from among them
+        stats = timing[field]
+        for name in ("median", "iqr", "min", "max"):
+            stats[name] *= factor
+        stats["blocks"] = [b * factor for b in stats["blocks"]]
+
+
+def _scale_point(point: dict, factor: float) -> None:
+    """A sweep or training point's time, with the calls its interval is computed from."""
+    point["device_us"] *= factor
+    point["device_us_blocks"] = [b * factor for b in point["device_us_blocks"]]
 
 
 def _winner(data: dict, name: str) -> str:
@@ -381,11 +390,10 @@ def _perturb_training(data: dict, parts: list[str], up: bool) -> None:
     elif parts == ["inplace_grad_diff"]:
         training["inplace_autograd"]["max_abs_grad_diff"] = 1e-3
     elif parts == ["fastest"]:
-        fastest = min(measured, key=lambda p: p["device_us"])
-        fastest["device_us"] *= 100
+        _scale_point(min(measured, key=lambda p: p["device_us"]), 100)
     elif parts == ["fastest_as_forward"]:
         if up:          # the fastest training step falls behind: another variant trains fastest
-            min(measured, key=lambda p: p["device_us"])["device_us"] *= 100
+            _scale_point(min(measured, key=lambda p: p["device_us"]), 100)
         else:           # the fastest forward among the variants trained falls behind
             forward = {p["variant"]: data["variants"][p["variant"]]["timing"]["device_us"]["median"] for p in measured}
             _scale_timing(data, min(forward, key=forward.get), "device_us", 100.0)
@@ -393,11 +401,14 @@ def _perturb_training(data: dict, parts: list[str], up: bool) -> None:
         _perturb_training(data, [parts[1], parts[3]], up)
         _perturb_training(data, [parts[2], parts[3]], not up)
     elif parts[1] == "step_per_forward":        # the step's time one way, the forward's the other
-        next(p for p in training["points"] if p["variant"] == parts[0])["device_us"] *= 3 if up else 1 / 3
+        _scale_point(next(p for p in training["points"] if p["variant"] == parts[0]), 3 if up else 1 / 3)
         _scale_timing(data, parts[0], "device_us", 1 / 3 if up else 3)
     else:
         point = next(p for p in training["points"] if p["variant"] == parts[0])
-        point[parts[1]] = point[parts[1]] * (3 if up else 1 / 3) if parts[1] == "device_us" else point[parts[1]] + (1 if up else -1)
+        if parts[1] == "device_us":
+            _scale_point(point, 3 if up else 1 / 3)
+        else:
+            point[parts[1]] = point[parts[1]] + (1 if up else -1)
 
 
 def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
@@ -596,12 +607,18 @@ def test_perturbing_what_a_claim_rests_on_changes_its_verdict(claim):
 
 # ---- drift and accept ----------------------------------------------------------------------------
 
-def test_drift_flags_changed_structure_and_shares_but_not_a_uniformly_slower_gpu():
+@pytest.mark.parametrize("factor", [1.05, 1.3, 0.8])
+def test_a_uniformly_slower_or_faster_gpu_is_not_drift(factor):
     base = json.loads((H200 / "snapshot.json").read_text())
     slower = copy.deepcopy(base)
     for result in slower["variants"].values():
-        _scale_timing(slower, result["id"], "device_us", 1.3)
+        if result["available"]:
+            _scale_timing(slower, result["id"], "device_us", factor)
     assert claims.drift(snapshot_from_dict(slower), snapshot_from_dict(base)) == []
+
+
+def test_drift_flags_changed_structure_and_shares():
+    base = json.loads((H200 / "snapshot.json").read_text())
     moved = copy.deepcopy(base)
     _scale_timing(moved, "sdpa_flash", "device_us", 1.25)
     _edit_activities(moved, "sdpa_math", "kernel", up=True)
@@ -635,6 +652,8 @@ def _main_kernel_of(data: dict, variant_id: str, change) -> None:
     (lambda d: d["config"].update(dtype="float16"), "configuration differs (dtype bfloat16 in the baseline, float16"),
     (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 live)"),
     (lambda d: d["provenance"].update(torch="2.99.0"), "software differs (torch"),
+    (lambda d: d["dispatch"].update(auto_backend="FLASH_ATTENTION"),
+     "un-pinned SDPA: ran CUDNN_ATTENTION in the baseline, FLASH_ATTENTION live"),
 ])
 def test_drift_names_what_changed(mutation, words):
     base = json.loads((H200 / "snapshot.json").read_text())
@@ -707,3 +726,60 @@ def test_the_strict_build_fails_on_a_drifted_snapshot(tmp_path):
     assert done.returncode != 0
     assert "claim 'naive-one-memcpy'" in done.stderr and "naive.memcpys = 2, expected == 1" in done.stderr
     assert "NVIDIA H200" in done.stderr
+
+
+# ---- timed claims: decided by their interval ------------------------------------------------------
+
+def _set_blocks(data: dict, variant: str, field: str, blocks: list[float]) -> None:
+    stats = data["variants"][variant]["timing"][field]
+    stats["blocks"] = list(blocks)
+    ordered = sorted(blocks)
+    stats.update(median=ordered[len(ordered) // 2], min=ordered[0], max=ordered[-1])
+
+
+def _verdict(data: dict, claim_id: str) -> claims.Verdict:
+    return claims.evaluate(next(c for c in CLAIMS if c.id == claim_id), snapshot_from_dict(data))
+
+
+@pytest.mark.parametrize("ratios, status", [
+    ([1.6 + 0.01 * i for i in range(12)], "pass"),
+    ([1.3 + 0.01 * i for i in range(12)], "fail"),
+    ([1.35 + 0.03 * i for i in range(12)], "unsure"),     # 1.35 ... 1.68: straddles 1.5
+])
+def test_a_timed_claim_is_decided_by_the_interval_of_its_paired_blocks(ratios, status):
+    data = json.loads((H200 / "snapshot.json").read_text())
+    flash = [100.0 + i for i in range(12)]
+    _set_blocks(data, "sdpa_flash", "host_first_us", flash)
+    _set_blocks(data, "sdpa_cudnn", "host_first_us", [f * r for f, r in zip(flash, ratios)])
+    verdict = _verdict(data, "cudnn-host-after-switch")
+    assert verdict.status == status, verdict.reason
+    assert "95% interval" in verdict.reason
+
+
+def test_an_unsure_truth_does_not_fail_the_build_but_is_not_stated():
+    data = json.loads((H200 / "snapshot.json").read_text())
+    inplace = [100.0] * 12
+    _set_blocks(data, "naive_inplace", "device_us", inplace)
+    _set_blocks(data, "naive", "device_us", [100.0 * r for r in (0.9, 0.95, 0.98, 1.0, 1.02, 1.03, 1.05, 1.06,
+                                                                    1.08, 1.1, 1.12, 1.2)])
+    verdict = _verdict(data, "inplace-faster")
+    assert verdict.claim.gates and verdict.status == "unsure" and verdict.ok
+
+
+def test_a_ranking_within_the_noise_is_undecided():
+    """cuDNN fastest, but flash's blocks overlap it: who is fastest cannot be said with confidence."""
+    data = json.loads((H200 / "snapshot.json").read_text())
+    cudnn = data["variants"]["sdpa_cudnn"]["timing"]["device_us"]["blocks"]
+    _set_blocks(data, "sdpa_flash", "device_us", [b * (1.01 if i % 2 else 0.995) for i, b in enumerate(cudnn)])
+    snap = snapshot_from_dict(data)
+    from attn_examples import plausible
+
+    assert plausible.plausible(snap, "fastest.device_us") == frozenset({"sdpa_cudnn", "sdpa_flash"})
+    for claim_id in ("cudnn-fastest", "fastest-as-article", "fastest-is-fused"):
+        verdict = _verdict(data, claim_id)
+        assert verdict.status == ("pass" if claim_id == "fastest-is-fused" else "unsure"), (claim_id, verdict.reason)
+
+
+def test_an_exact_claim_has_no_interval():
+    verdict = _verdict(json.loads((H200 / "snapshot.json").read_text()), "naive-one-memcpy")
+    assert verdict.plausible is None and verdict.status == "pass"

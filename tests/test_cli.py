@@ -19,7 +19,7 @@ def test_diff_puts_two_snapshots_side_by_side(cpu_snapshot_dir, capsys):
 
 
 def test_bad_snapshot_gives_a_clear_error_and_exit_2(tmp_path, capsys):
-    (tmp_path / "snapshot.json").write_text(json.dumps({"schema_version": 1}))
+    (tmp_path / "snapshot.json").write_text(json.dumps({"schema_version": 2}))
     assert main(["show", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "snapshot.json" in err and "field 'device_slug': missing" in err

@@ -35,6 +35,12 @@ def _naive_timing(data):
     return data["variants"]["naive"]["timing"]["device_us"]
 
 
+def _corrupt_trace(tmp: Path, payload: bytes) -> Path:
+    folder = _copy(tmp, "s")
+    next((folder / "traces").glob("naive-*.json.gz")).write_bytes(payload)
+    return folder
+
+
 CASES = {
     "no variants": (lambda t: ["show", str(_copy(t, "s", lambda d: d.update(variants={})))], "field 'variants'"),
     "no steps": (lambda t: ["check", str(_copy(t, "s", lambda d: d["variants"]["naive"]["profile"].update(steps=[])))],
@@ -49,6 +55,10 @@ CASES = {
                   ["show", str(t / "x")], "not UTF-8"),
     "a file, not a folder": (lambda t: (t / "f").write_text("x") and ["show", str(t / "f")], "no such snapshot"),
     "missing folder": (lambda t: ["show", str(t / "nowhere")], "no such snapshot"),
+    "corrupt trace (not gzip)": (lambda t: ["check", str(_corrupt_trace(t, b"not gzip at all"))],
+                                 "json.gz: not a readable gzip file"),
+    "corrupt trace (not a Kineto trace)": (lambda t: ["show", str(_corrupt_trace(t, __import__("gzip").compress(
+        b'{"traceEvents": 3}')))], "json.gz: not a Kineto trace"),
     "escaping trace path": (lambda t: ["show", str(_copy(t, "s", lambda d: d["variants"]["naive"]["profile"].update(
         trace_file="../../etc/passwd")))], "trace_file"),
     "slug with ..": (lambda t: ["accept", str(_copy(t, "s", lambda d: d.update(device_slug="../x"))),

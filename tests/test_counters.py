@@ -99,7 +99,7 @@ def _with_counters(kernel_metrics: list[dict[str, float]], variant: str = "sdpa_
     data = json.loads((REPO / "snapshots" / "nvidia-h200" / "snapshot.json").read_text())
     names = [a["name"] for a in data["variants"][variant]["profile"]["steps"][0]["gpu"] if a["kind"] == "kernel"]
     data["counters"] = {"available": True, "reason": None, "tool": "ncu test", "command": "ncu ...", "wall_s": 1.0,
-                        "missing_metrics": [], "variants": {variant: [
+                        "missing_metrics": [], "measured_at": None, "git_commit": None, "variants": {variant: [
                             {"name": name, "block": "(128, 1, 1)", "grid": "(1, 1, 1)", "metrics": m,
                              "units": {k: "" for k in m}} for name, m in zip(names, kernel_metrics)]}}
     return snapshot_from_dict(data)

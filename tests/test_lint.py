@@ -55,3 +55,19 @@ def test_the_overview_says_what_the_lint_guarantees():
     for lang, words in (("en", "typed"), ("zh-TW", "手動")):
         text = (REPO / "docs" / lang / "index.md").read_text(encoding="utf-8")
         assert "attn_examples/lint.py" in text and words in text, lang
+
+
+@pytest.mark.parametrize("page, found", [
+    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% endif %}\n", True),
+    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% else %}\nC\n{% endif %}\n", True),
+    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% elif unsure cudnn-fastest %}\n"
+     "{{ claim.cudnn-fastest.undecided }}\n{% endif %}\n", False),
+    ("{% if holds cudnn-fastest %}\nA\n{% endif %}\n", False),                       # speaks only when it holds
+    ("Text {% if holds cudnn-fastest %}A{% elif fails cudnn-fastest %}B{% endif %}.\n", False),   # in a sentence
+    ("{% if holds naive-one-memcpy %}\nA\n{% elif fails naive-one-memcpy %}\nB\n{% endif %}\n", False),  # exact
+])
+def test_a_paragraph_on_both_outcomes_of_a_timed_claim_must_say_what_it_says_when_unsure(page, found):
+    findings = lint.lint_unsure(page, "page.md")
+    assert bool(findings) is found, findings
+    if found:
+        assert findings[0].text == "{% elif unsure cudnn-fastest %}"

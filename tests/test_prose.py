@@ -113,12 +113,20 @@ def test_the_skeleton_compares_languages_by_branches_values_and_blocks():
     assert prose.structure(en) != prose.structure(zh.replace("holds x", "fails x"))
 
 
-@pytest.mark.parametrize("status, holds, fails, applies", [
-    ("pass", True, False, True), ("fail", False, True, True), ("n/a", False, False, False)])
-def test_each_predicate_on_each_verdict(status, holds, fails, applies):
+@pytest.mark.parametrize("status, holds, fails, unsure, applies", [
+    ("pass", True, False, False, True), ("fail", False, True, False, True), ("unsure", False, False, True, True),
+    ("n/a", False, False, False, False)])
+def test_each_predicate_on_each_verdict(status, holds, fails, unsure, applies):
     facts = Facts({"x": status})
     assert prose.evaluate("holds x", facts) is holds
     assert prose.evaluate("fails x", facts) is fails
+    assert prose.evaluate("unsure x", facts) is unsure
     assert prose.evaluate("applies x", facts) is applies
     assert prose.evaluate("not holds x", facts) is not holds
-    assert prose.evaluate("holds x or fails x", facts) is applies
+    assert prose.evaluate("holds x or fails x or unsure x", facts) is applies
+
+
+def test_an_unsure_claim_keeps_only_its_own_branch():
+    text = "{% if holds x %}A{% elif fails x %}B{% elif unsure x %}C{% endif %}"
+    assert prose.render(text, Facts({"x": "unsure"}), lambda k: k) == "C"
+    assert prose.render(text.replace("{% elif unsure x %}C", ""), Facts({"x": "unsure"}), lambda k: k) == ""

@@ -30,3 +30,42 @@ def test_pytorchs_no_viable_backend_preamble_is_not_the_reason() -> None:
            "turning off both the math kernel and the fused kernels. | EFFICIENT_ATTENTION has no CPU "
            "implementation in torch 2.13.0+cpu (SDPA on CPU offers MATH and FLASH_ATTENTION)")
     assert views.short_reason(cpu).startswith("EFFICIENT_ATTENTION has no CPU implementation")
+
+
+def test_drift_is_shown_for_each_case_in_both_languages() -> None:
+    from attn_examples.claims import DriftReport
+
+    cases = {
+        "none": (DriftReport("snapshots/x", None, []), False, "No drift", "沒有漂移"),
+        "found": (DriftReport("snapshots/x", None, ["sdpa_flash: kernels 1 in the baseline, 2 live", "<b>"]), False,
+                  "Drift: 2 finding(s)", "漂移：2 項"),
+        "unlike": (DriftReport("snapshots/x", "configuration differs (dtype …)", []), False,
+                   "Not compared with the baseline", "未與基準比對"),
+        "itself": (DriftReport("snapshots/x", None, []), True, "This build renders the baseline", "這次建置呈現的就是基準"),
+        "no baseline": (None, False, "No baseline to compare with", "沒有可比對的基準"),
+    }
+    for name, (report, is_baseline, en, zh) in cases.items():
+        assert en in render.drift_block(report, is_baseline, "x", "en"), name
+        assert zh in render.drift_block(report, is_baseline, "x", "zh-TW"), name
+    found = render.drift_block(cases["found"][0], False, "x", "en")
+    assert '<ul lang="en"><li>sdpa_flash: kernels 1 in the baseline, 2 live</li><li>&lt;b&gt;</li></ul>' in found
+    assert "admonition failure" in found
+
+
+def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
+    from attn_examples.claims import Claim, Verdict
+    from attn_examples.uncertainty import Interval
+
+    claim = Claim(id="x", statement={"en": "A is faster than B.", "zh-TW": "A 比 B 快。"},
+                  metric="ratio.sdpa_flash.sdpa_cudnn.device_us", relation=">", expected=1.0, kind="observation")
+    verdict = Verdict(claim, "unsure", 1.02, "", Interval(0.98, 1.07, 12, True))
+    en = render.claim_undecided(verdict, "en")
+    assert en.startswith("This measurement cannot settle it: “A is faster than B.”") and "0.98×–1.07×" in en
+    zh = render.claim_undecided(verdict, "zh-TW")
+    assert "「A 比 B 快」" in zh and "0.98×–1.07×" in zh
+    inline = render.claim_inline(verdict, "GPU", "en")
+    assert "(95%: 0.98×–1.07×)" in inline and "<sup>?</sup>" in inline
+    ranked = Verdict(Claim(id="y", statement={"en": "s.", "zh-TW": "s。"}, metric="fastest.device_us", relation="==",
+                           expected="sdpa_cudnn", kind="observation"), "unsure", "sdpa_cudnn", "",
+                     frozenset({"sdpa_cudnn", "sdpa_flash"}))
+    assert "could be" in render.claim_undecided(ranked, "en")

@@ -42,6 +42,11 @@ def test_round_trip_is_lossless(snap_copy, tmp_path):
     second = load_snapshot(tmp_path / "again")
     assert second == first
     assert second.to_dict() == data
+    # written readable for others as the umask allows (not mkstemp's private 0600)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for written in [tmp_path / "again" / "snapshot.json", *(tmp_path / "again" / "traces").iterdir()]:
+        assert written.stat().st_mode & 0o777 == 0o666 & ~mask, written
 
 
 def test_truncated_json_names_the_file(snap_copy):
@@ -152,6 +157,11 @@ _TIMING = ("variants", "naive", "timing", "device_us")
     (_TIMING + ("median",), 0.0, "variants.naive.timing.device_us.median", "must be positive"),
     (_TIMING + ("min",), -94.0, "variants.naive.timing.device_us.min", "must be positive"),
     (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), -94.0, "gpu[0].dur_us", "must be positive"),
+    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), 0.0, "gpu[0].dur_us", "must be positive"),
+    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), float("nan"), "gpu[0].dur_us", "not a finite"),
+    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), float("inf"), "gpu[0].dur_us", "not a finite"),
+    (_TIMING + ("blocks", 3), float("inf"), "device_us.blocks[3]", "not a finite number"),
+    (_TIMING + ("blocks", 0), 0.0, "device_us.blocks[0]", "must be positive"),
     (("variants", "naive", "profile", "steps", 0, "transposes"), -1, "transposes", "must not be negative"),
     (("variants", "naive", "timing", "peak_memory_bytes"), -5, "peak_memory_bytes", "must not be negative"),
     (("variants", "naive", "profile", "trace_file"), "../../../etc/passwd", "profile.trace_file", "under traces/"),
@@ -182,14 +192,18 @@ def test_counter_readings_keep_their_sign_but_must_be_finite(h200_copy):
 
 
 _WRITER = """
-import sys
-from attn_examples.snapshot import load_snapshot, write_snapshot
+import gzip, json, sys
+from attn_examples.snapshot import compress_trace, load_snapshot, write_snapshot
 source, out, tag = sys.argv[1], sys.argv[2], sys.argv[3]
 snap = load_snapshot(source)
 data = snap.to_dict()
 for i in range(15):
     # traces that differ per writer and per round, so each write names its own trace files
-    traces = {v: snap.trace_path(v).read_bytes() + f"{tag}{i}".encode() for v, r in snap.variants.items() if r.profile}
+    traces = {}
+    for v, r in snap.variants.items():
+        if r.profile:
+            trace = json.loads(gzip.decompress(snap.trace_path(v).read_bytes()))
+            traces[v] = compress_trace(json.dumps({**trace, "writer": f"{tag}{i}"}))
     write_snapshot(data, traces, out)
 """
 
