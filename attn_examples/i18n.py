@@ -66,6 +66,7 @@ TEXT: dict[str, dict[str, str]] = {
         "drift_found": "Against the baseline {where} this measurement moved. A live build stops here; this one "
                        "renders a snapshot and shows what moved:",
         "interval": "({confidence} interval from the timing's blocks: {interval})", "interval_inline": "({confidence}: {interval})",
+        "interval_set": "(what the timings' {confidence} intervals allow: {interval})",
         "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
                               "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
@@ -154,6 +155,7 @@ TEXT: dict[str, dict[str, str]] = {
         "drift_found": "與基準 {where} 相比，這次量測有所變動。即時建置會在這裡停下；這次建置呈現的是快照，"
                        "並列出變動之處：",
         "interval": "（依計時區塊求得的 {confidence} 區間：{interval}）", "interval_inline": "（{confidence}：{interval}）",
+        "interval_set": "（計時的 {confidence} 區間所容許的結果：{interval}）",
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
                               "跨過了主張所劃的界線（{expected}）。",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是 {interval}。",

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import math
 import re
-import statistics
 from typing import Any
 
 from attn_examples import views
@@ -120,20 +119,6 @@ def _main_occupancy(snap: Snapshot, variant_id: str, main: dict[str, Any]):
     return occupancy.theoretical(main, measured, snap.provenance.compute_capability)
 
 
-TIMED = ("device_us", "host_us", "host_first_us")
-
-
-def timed_ratio(snap: Snapshot, a: tuple[str, str], b: tuple[str, str]) -> float:
-    """One timing over another, each given as (variant, field). On CUDA the variants take turns block
-    by block, so block i of every timing comes from the same round: the ratio is the median of the
-    block-by-block ratios, the value whose interval `attn_examples.plausible` gives (a drift of the
-    clocks or of the host's state between rounds cancels in it). Elsewhere, the ratio of the medians."""
-    stats = [getattr(snap.variants[v].timing, f) for v, f in (a, b)]
-    if snap.provenance.device_kind == "cuda" and len(stats[0].blocks) == len(stats[1].blocks):
-        return statistics.median(x / y for x, y in zip(stats[0].blocks, stats[1].blocks))
-    return stats[0].median / stats[1].median
-
-
 def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None = None) -> Any:
     if variant_id not in snap.variants:
         raise UnknownMetric(f"variant {variant_id!r} is not in this snapshot")
@@ -183,8 +168,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):
         top, bottom = {"host_per_device": ("host_us", "device_us"), "host_first_per_device": ("host_first_us", "device_us"),
                        "host_first_per_repeat": ("host_first_us", "host_us")}[name]
-        variant_metric(snap, variant_id, top), variant_metric(snap, variant_id, bottom)   # both measured
-        return timed_ratio(snap, (variant_id, top), (variant_id, bottom))
+        return variant_metric(snap, variant_id, top) / variant_metric(snap, variant_id, bottom)
     if name == "unavailable_reason":
         raise UnknownMetric(f"variant {variant_id!r} is available on {snap.provenance.device_name}")
     if name in ("gemm_kernels", "gemm_launch_api", "gemm_name"):
@@ -484,8 +468,6 @@ def metric(snap: Snapshot, key: str) -> Any:
         a_id, b_id = _winner(snap, parts[1]), _winner(snap, parts[2])
         a = variant_metric(snap, a_id, parts[3], arg)
         b = variant_metric(snap, b_id, parts[3], arg)
-        if parts[0] == "ratio" and parts[3] in TIMED:
-            return timed_ratio(snap, (a_id, parts[3]), (b_id, parts[3]))
         return a / b if parts[0] == "ratio" else a - b
     elif len(parts) == 2:
         return variant_metric(snap, _winner(snap, parts[0]), parts[1], arg)

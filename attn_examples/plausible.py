@@ -3,8 +3,7 @@
 `attn_examples.metrics` gives one value per key, the medians' value. For the keys that rest on
 timings this module says how far that value can be trusted, in one of two forms:
 
-- an `Interval` (`uncertainty.CONFIDENCE`) for a number (it holds the value the pages show: a paired
-  ratio is shown as the median of its block ratios, `metrics.timed_ratio`): a variant's time (`sdpa_flash.device_us`),
+- an `Interval` (`uncertainty.CONFIDENCE`) around the value the pages show, for a number: a variant's time (`sdpa_flash.device_us`),
   a ratio of two (`ratio.a.b.device_us`, `host_us`, `host_first_us`), a sweep point's TFLOP/s share
   and ratios of them, a training step over its forward;
 - a frozenset of the values a ranking could take: `fastest.device_us` is every variant not
@@ -45,8 +44,14 @@ def _paired(snap: Snapshot) -> bool:
     return snap.provenance.device_kind == "cuda"
 
 
+def _shown(snap: Snapshot, a: str, fa: str, b: str, fb: str) -> float:
+    """The ratio the pages show: of the two medians over every call."""
+    return getattr(snap.variants[a].timing, fa).median / getattr(snap.variants[b].timing, fb).median
+
+
 def ratio(snap: Snapshot, a: str, b: str, field: str) -> Interval | None:
-    return uncertainty.of_ratio(_blocks(snap, a, field), _blocks(snap, b, field), _paired(snap))
+    return uncertainty.of_ratio(_blocks(snap, a, field), _blocks(snap, b, field), _paired(snap),
+                                _shown(snap, a, field, b, field))
 
 
 def _contenders(snap: Snapshot, field: str, pick: str) -> frozenset:
@@ -147,7 +152,8 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
     if len(parts) == 2 and parts[1] in WITHIN and parts[0] in snap.variants:
         top, bottom = WITHIN[parts[1]]
-        return uncertainty.of_ratio(_blocks(snap, parts[0], top), _blocks(snap, parts[0], bottom), _paired(snap))
+        return uncertainty.of_ratio(_blocks(snap, parts[0], top), _blocks(snap, parts[0], bottom), _paired(snap),
+                                    _shown(snap, parts[0], top, parts[0], bottom))
     if parts[0] == "sweep":
         return _sweep(snap, parts[1:])
     if parts[0] == "training":

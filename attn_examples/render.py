@@ -477,12 +477,16 @@ def claim_inline(verdict: "claims.Verdict", device: str, lang: str) -> str:
                                         measured=claim_measured(verdict, lang).strip("`"), device=device,
                                         verdict=word)
     interval = claim_interval(verdict, lang)
+    gap = " " if lang == "en" else ""   # no space before a full-width bracket
     if interval:
-        tip += " " + t(lang, "interval").format(interval=interval, confidence=_confidence())
+        from attn_examples.uncertainty import Interval
+
+        key = "interval" if isinstance(verdict.plausible, Interval) else "interval_set"
+        tip += gap + t(lang, key).format(interval=interval, confidence=_confidence())
     value = claim_measured(verdict, lang)
     shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
     if verdict.status == "unsure":   # the reader sees at once how far the value can move
-        shown += " " + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
+        shown += gap + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
     return (f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
             f'{shown}<sup>{_MARK[verdict.status]}</sup></span>')
 
@@ -491,6 +495,19 @@ def _verdict_word(verdict: "claims.Verdict") -> str:
     if verdict.claim.gates or verdict.status in ("n/a", "unsure"):
         return _VERDICT_WORD[verdict.status]
     return "observed" if verdict.status == "pass" else "not_observed"
+
+
+def _measured_cell(verdict: "claims.Verdict", lang: str) -> str:
+    """The claims table's measured value, with the interval under it where it is one (or where the
+    timings allow more than one ranking)."""
+    if verdict.status == "n/a":
+        return "–"
+    cell = _e(claim_measured(verdict, lang).strip("`"))
+    spread = verdict.plausible
+    if spread is not None and not (isinstance(spread, frozenset) and len(spread) == 1):
+        line = t(lang, "interval_inline").format(interval=claim_interval(verdict, lang), confidence=_confidence())
+        cell += f"<br><small>{_e(line)}</small>"
+    return cell
 
 
 def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
@@ -503,8 +520,7 @@ def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
         rows.append([f'<code id="claim-{_e(c.id)}">{_e(c.id)}</code>', t(lang, f"kind_{c.kind}"),
                      _e(c.statement[lang]), article_value,
-                     (_e(claim_measured(v, lang).strip("`")) + (f'<br><small>{_e(t(lang, "interval_inline").format(interval=claim_interval(v, lang), confidence=_confidence()))}</small>'
-                                                                if claim_interval(v, lang) else "")) if v.status != "n/a" else "–",
+                     _measured_cell(v, lang),
                      _e(claim_expected(c, lang)), f'{_MARK[v.status]} {t(lang, _verdict_word(v))}'])
     return _table(headers, rows)
 

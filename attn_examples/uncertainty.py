@@ -1,20 +1,23 @@
 """How sure a timed comparison is: intervals from the blocks a timing keeps (no torch).
 
 A timing keeps its blocks in time order (`Stats.blocks`). On CUDA the variants take turns, block by
-block, so block i of one variant ran moments before block i of the next: the ratio of the two
-blocks is one paired sample of the ratio, and clock or load drift cancels in it. On the CPU, and
-between points of the sweep, nothing is paired, and the interval of a ratio is taken from the two
-medians' intervals (wider, never narrower than the truth warrants).
+block, so block i of one variant ran moments before block i of the next: the rounds pair them, and
+the interval of a ratio resamples whole rounds (a seeded percentile bootstrap), keeping what two
+variants share within a round. On the CPU, and between points of the sweep, nothing is paired, and
+the interval of a ratio is the quotient of the two medians' intervals (wider, never narrower than
+the data warrant).
 
 The interval of a median is distribution-free: the order statistics x(k) and x(n+1-k), with k the
-largest rank whose binomial tail leaves at least `CONFIDENCE` between them. No resampling, so the
-same blocks always give the same interval. Fewer than six blocks give no 95% interval at all, and a
-claim on them cannot be decided with confidence.
+largest rank whose binomial tail leaves at least `CONFIDENCE` between them. Fewer than six blocks
+give no 95% interval at all, and a claim on them cannot be decided with confidence. Every interval
+is a function of the blocks alone: the same measurement always gives the same verdicts.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,12 +69,37 @@ def of_median(blocks: Sequence[float]) -> Interval | None:
     return None if bounds is None else Interval(bounds[0], bounds[1], len(blocks), False)
 
 
-def of_ratio(a: Sequence[float], b: Sequence[float], paired: bool) -> Interval | None:
-    """The interval of a / b. Paired: the median of the block-by-block ratios. Unpaired: the
-    quotient of the two medians' intervals (lowest over highest, highest over lowest)."""
+BOOTSTRAP_RESAMPLES = 4000
+BOOTSTRAP_SEED = 0
+
+
+def of_ratio(a: Sequence[float], b: Sequence[float], paired: bool, shown: float | None = None) -> Interval | None:
+    """The interval of the ratio of a's median to b's.
+
+    Paired (block i of a and of b from the same round): a percentile bootstrap that resamples whole
+    rounds, so what two variants share within a round (the clocks, the host's state) stays shared;
+    seeded, so one measurement always gives one interval. A block is a median of calls, and the ratio
+    the pages show (`shown`) is that of the medians of every call, which can sit apart from the
+    ratio of the block medians when host times jump between rounds: the bootstrap gives the
+    interval's relative spread, centred on the ratio shown. Unpaired: the quotient of the two
+    medians' order-statistic intervals (lowest over highest, highest over lowest)."""
     if paired and len(a) == len(b):
-        bounds = median_interval([x / y for x, y in zip(a, b)])
-        return None if bounds is None else Interval(bounds[0], bounds[1], len(a), True)
+        n = len(a)
+        if _rank(n) is None:        # as few rounds as give no interval of a median give none here
+            return None
+        rng = random.Random(BOOTSTRAP_SEED)
+        ratios = []
+        for _ in range(BOOTSTRAP_RESAMPLES):
+            picks = [rng.randrange(n) for _ in range(n)]
+            ratios.append(statistics.median(a[i] for i in picks) / statistics.median(b[i] for i in picks))
+        ratios.sort()
+        tail = (1 - CONFIDENCE) / 2
+        low = ratios[int(tail * BOOTSTRAP_RESAMPLES)]
+        high = ratios[int((1 - tail) * BOOTSTRAP_RESAMPLES) - 1]
+        if shown is not None:
+            centre = statistics.median(a) / statistics.median(b)
+            low, high = low * shown / centre, high * shown / centre
+        return Interval(low, high, n, True)
     ia, ib = median_interval(a), median_interval(b)
     if ia is None or ib is None:
         return None

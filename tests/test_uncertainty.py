@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
@@ -55,3 +56,15 @@ def test_decide_against_at_least_one_and_a_half(interval: Interval, expected: st
 def test_map_swaps_the_ends_of_a_decreasing_function() -> None:
     assert Interval(2.0, 4.0, 12, False).map(lambda t: 8.0 / t) == Interval(2.0, 4.0, 12, False)
     assert Interval(1.0, 2.0, 12, False).map(lambda t: 10.0 / t) == Interval(5.0, 10.0, 12, False)
+
+
+def test_a_paired_interval_is_seeded_and_centred_on_the_ratio_shown() -> None:
+    rng = random.Random(3)
+    a = [100 * rng.lognormvariate(0, 0.4) for _ in range(12)]
+    b = [80 * rng.lognormvariate(0, 0.4) for _ in range(12)]
+    plain = uncertainty.of_ratio(a, b, paired=True)
+    assert plain == uncertainty.of_ratio(a, b, paired=True)          # the same blocks, the same interval
+    shown = 1.1 * statistics.median(a) / statistics.median(b)        # the medians over every call differ a little
+    centred = uncertainty.of_ratio(a, b, paired=True, shown=shown)
+    assert centred.low == pytest.approx(plain.low * 1.1) and centred.high == pytest.approx(plain.high * 1.1)
+    assert uncertainty.of_ratio(a[:5], b[:5], paired=True) is None
