@@ -188,8 +188,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
             pair = [cell(ra, "device_us"), cell(rb, "device_us")]
             if ra and rb and ra.get("device_us") and rb.get("device_us"):
                 ratio = f"{rb['device_us'] / ra['device_us']:.2f}×"
-        table.add_row(VARIANTS[variant_id].title, cell(ra, "kernels"), cell(rb, "kernels"), *pair, ratio,
-                      cell(ra, "main_kernel"), cell(rb, "main_kernel"))
+        main = [views.short_kernel_name(row["main_kernel"], 48) if row and row["available"] and row.get("main_kernel")
+                else cell(row, "main_kernel") for row in (ra, rb)]
+        table.add_row(VARIANTS[variant_id].title, cell(ra, "kernels"), cell(rb, "kernels"), *pair, ratio, *main)
     console.print(table)
     return 0
 

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,22 @@ def test_show_prints_tables_and_provenance(cpu_snapshot_dir, capsys):
 def test_diff_puts_two_snapshots_side_by_side(cpu_snapshot_dir, capsys):
     assert main(["diff", str(cpu_snapshot_dir), str(cpu_snapshot_dir)]) == 0
     out = capsys.readouterr().out
-    assert "A against B" in out and "1.00×" in out
+    assert "A against B" in out and "1.00×" in out and "like with like" in out
+
+
+def test_diff_names_what_differs_and_compares_shares_across_configurations(capsys, monkeypatch):
+    """Two devices at one configuration compare times; two configurations compare only each
+    variant's share of its own run (their raw times measure different work)."""
+    monkeypatch.setenv("COLUMNS", "300")   # one line per table row: headers whole
+    snapshots = Path(__file__).resolve().parent.parent / "snapshots"
+    assert main(["diff", str(snapshots / "cpu"), str(snapshots / "nvidia-h200")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "different devices: A cpu" in out and "different software" in out
+    assert "device µs A" in out and "different configurations" not in out
+    assert main(["diff", str(snapshots / "nvidia-h200"), str(snapshots / "nvidia-h200-b1-h8-s512")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "different configurations (batch 8 in A, 1 in B" in out and "share A" in out
+    assert "device µs A" not in out and "like with like" not in out
 
 
 def test_bad_snapshot_gives_a_clear_error_and_exit_2(tmp_path, capsys):
