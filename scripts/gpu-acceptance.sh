@@ -3,7 +3,8 @@
 #  1. LIVE_BUILDS strict live builds (ATTN_EXAMPLES_LIVE_SCOPE, default core) that must pass;
 #  2. two injected faults, each in its own live build that must fail, the code restored after each:
 #     cuDNN disabled for un-pinned SDPA calls, and the naive forward's softmax computed in float32;
-#  3. RUNS independent default measurements (attn-examples measure), kept for `check --baseline`;
+#  3. RUNS independent default measurements (attn-examples measure), then `check --baseline` on each
+#     and the report of benchmarks/drift_gate_runs.py over them and the live builds;
 #  4. the GPU tests, if time is left (GPU_TESTS_S seconds at most).
 # Every step's exit code and wall time go to $OUT/work/acceptance.tsv.
 set -uo pipefail
@@ -55,6 +56,14 @@ live_build fault-softmax-fp32; restore "$f"
 for i in $(seq -w 1 "${RUNS:-20}"); do
   step "measure$i" attn-examples measure --device cuda -q -o "$W/runs/run$i"
 done
+
+# claims and drift of every run, with the project's CLI (after the timing, so it disturbs none)
+for run in "$W"/runs/run*; do
+  attn-examples check "$run" --baseline snapshots/nvidia-h200 > "$run.check.txt" 2>&1
+  printf '%s\t%s\n' "check-$(basename "$run")" "$?" >> "$W/acceptance.tsv"
+done
+python3 benchmarks/drift_gate_runs.py --baseline snapshots/nvidia-h200 "$W"/runs/run* "$W"/builds/live*/* \
+  > "$W/drift-gate-report.md" 2>&1; tail -n +1 "$W/drift-gate-report.md" | head -n 3
 
 if [ "${GPU_TESTS_S:-0}" -gt 0 ]; then
   step gpu-tests timeout "${GPU_TESTS_S}" python3 -m pytest tests -m gpu -q -p no:cacheprovider
