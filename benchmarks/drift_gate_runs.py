@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from attn_examples import claims, plausible  # noqa: E402
-from attn_examples.snapshot import load_snapshot  # noqa: E402
+from attn_examples.snapshot import SnapshotError, load_snapshot  # noqa: E402
 from attn_examples.uncertainty import Interval  # noqa: E402
 
 
@@ -66,4 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except SnapshotError as exc:
+        print(f"drift_gate_runs: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

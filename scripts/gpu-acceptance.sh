@@ -58,8 +58,9 @@ for i in $(seq -w 1 "${RUNS:-20}"); do
 done
 
 # claims and drift of every run, with the project's CLI (after the timing, so it disturbs none)
+mkdir -p "$W/checks"
 for run in "$W"/runs/run*; do
-  attn-examples check "$run" --baseline snapshots/nvidia-h200 > "$run.check.txt" 2>&1
+  attn-examples check "$run" --baseline snapshots/nvidia-h200 > "$W/checks/$(basename "$run").txt" 2>&1
   printf '%s\t%s\n' "check-$(basename "$run")" "$?" >> "$W/acceptance.tsv"
 done
 python3 benchmarks/drift_gate_runs.py --baseline snapshots/nvidia-h200 "$W"/runs/run* "$W"/builds/live*/* \
