@@ -9,7 +9,8 @@
   (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict,
   `{{ article.<key> }}` a labelled quotation. A value this measurement does not have fails the
   build, naming the page and the key: the sentence that needs it belongs in a branch;
-- `@root@/` in rendered HTML becomes the page's relative path to the site root;
+- `@root@/` in rendered HTML becomes the page's relative path to the site root; in Chinese pages a
+  line break between two Chinese characters is joined (a browser would show it as a space);
 - after the build, each measured variant's trace is copied to `traces/<device>/`.
 
 No torch import unless the build measures live.
@@ -74,8 +75,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> 
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    from attn_examples.prose import join_wide_lines
     from attn_examples.render import SITE_ROOT
 
+    if page.file.src_uri.startswith("zh-TW/"):
+        output = join_wide_lines(output)
     if SITE_ROOT not in output:
         return output
     depth = page.url.count("/") if page.url else 0

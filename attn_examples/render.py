@@ -180,22 +180,31 @@ def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -
     return _table(headers, rows, numeric={1, 2, 3})
 
 
+def paren(lang: str, inner: str) -> str:
+    """An aside after a word: " (inner)" in English, "（inner）" with full-width brackets and no space in Chinese."""
+    return f" ({inner})" if lang == "en" else f"（{inner}）"
+
+
+def colon(lang: str) -> str:
+    return ": " if lang == "en" else "："
+
+
 def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
     result = snap.variants[variant_id]
     if result.profile is None:
         return ""
     href = f"{SITE_ROOT}traces/{snap.device_slug}/{result.profile.trace_file.split('/')[-1]}"
-    return (f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a> '
-            f'({t(lang, "open_in_perfetto")}: <a href="https://ui.perfetto.dev">ui.perfetto.dev</a>)</p>')
+    perfetto = f'{t(lang, "open_in_perfetto")}{colon(lang)}<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>'
+    return (f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
+            f'{paren(lang, perfetto)}</p>')
 
 
 def article_table(snap: Snapshot, lang: str) -> str:
     """The article's A100 figures beside ours, the quoted ones labelled as such."""
     # The article counts its Memcpy as a kernel: compare like with like (kernels + memcpys).
-    headers = [t(lang, "variant"), f'{t(lang, "kernels_and_copies")} ({t(lang, "quoted")})',
-               f'{t(lang, "kernels_and_copies")} ({t(lang, "ours")})', f'{t(lang, "device_time")} ({t(lang, "quoted")})',
-               f'{t(lang, "device_time")} ({t(lang, "ours")})', f'{t(lang, "host_time")} ({t(lang, "quoted")})',
-               f'{t(lang, "host_time")} ({t(lang, "ours")})']
+    headers = [t(lang, "variant")] + [t(lang, what) + paren(lang, t(lang, whose))
+                                      for what in ("kernels_and_copies", "device_time", "host_time")
+                                      for whose in ("quoted", "ours")]
     rows = []
     for row in views.summary_rows(snap):
         vid = row["id"]
@@ -207,8 +216,8 @@ def article_table(snap: Snapshot, lang: str) -> str:
             fmt_us(article.HOST_US.get(vid)), fmt_us(ours.get("host_us")),
         ])
     src = article.SOURCE
-    note = (f'<p class="attn-caption">{t(lang, "source")}: <a href="{src["url"]}">{_e(src["title"])}</a> '
-            f'({_e(src["publisher"])}, {src["date"]}, {_e(src["gpu"])})</p>')
+    note = (f'<p class="attn-caption">{t(lang, "source")}{colon(lang)}<a href="{src["url"]}">{_e(src["title"])}</a>'
+            f'{paren(lang, ", ".join([_e(src["publisher"]), src["date"], _e(src["gpu"])]))}</p>')
     return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}) + note
 
 
@@ -216,8 +225,9 @@ def dispatch_note(snap: Snapshot, lang: str) -> str:
     d = snap.dispatch
     if d.auto_backend is None:
         return ""
-    return (f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong> '
-            f'({t(lang, "evidence")} <code>{_e(d.evidence)}</code>).</p>')
+    end = "." if lang == "en" else "。"
+    return (f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong>'
+            f'{paren(lang, t(lang, "evidence") + " <code>" + _e(d.evidence) + "</code>")}{end}</p>')
 
 
 # ---- values inside sentences -------------------------------------------------------------------
@@ -605,7 +615,7 @@ def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> 
     head = f"{_e(p.device_name)} · {DTYPE_WORDS.get(c.dtype, c.dtype)} · {fmt_shape(c.shape)}"
     head = f'<a href="{_e(href)}">{head}</a>' if href else head
     if here:
-        head = f"<strong>{head}</strong> ({t(lang, 'this_site')})"
+        head = f"<strong>{head}</strong>{paren(lang, t(lang, 'this_site'))}"
     extras = [s for s in ("--extended" in p.command and t(lang, "has_extended"),
                           snap.counters is not None and snap.counters.available and t(lang, "has_counters")) if s]
     detail = " · ".join([f"torch {_e(p.torch)}", _e(p.measured_at[:10])]
@@ -639,7 +649,7 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
     label = f"{t(lang, 'article')}<br><span class=\"attn-detail\">{_e(article.SOURCE['gpu'])}</span>"
     rows.append([label] + [quoted(f"article.{'device_us' if metric == 'device_us' else 'kernels'}.{v}", lang)
                            if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US) else
-                           (_e(fmt_us(quoted_values[v])) + f' <span class="attn-detail">({t(lang, "derived")})</span>'
+                           (_e(fmt_us(quoted_values[v])) + f'<span class="attn-detail">{paren(lang, t(lang, "derived"))}</span>'
                             if v in quoted_values else "") for v in ARTICLE_VARIANTS])
     return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0, kind="devices")
 

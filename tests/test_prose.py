@@ -130,3 +130,11 @@ def test_an_unsure_claim_keeps_only_its_own_branch():
     text = "{% if holds x %}A{% elif fails x %}B{% elif unsure x %}C{% endif %}"
     assert prose.render(text, Facts({"x": "unsure"}), lambda k: k) == "C"
     assert prose.render(text.replace("{% elif unsure x %}C", ""), Facts({"x": "unsure"}), lambda k: k) == ""
+
+
+def test_no_space_is_left_between_chinese_characters_but_code_keeps_its_own():
+    html = ("<p>主機端成本，\n  只有在比較大時。\nflash 與\ncuDNN</p><pre>第一行\n第二行</pre><p>之前，\n自己</p>"
+            "<p><strong>完全不比。</strong> 不同；只 <em>寫</em> 了；以 <code>torch.randn</code> 產生</p>")
+    assert prose.join_wide_lines(html) == ("<p>主機端成本，只有在比較大時。\nflash 與\ncuDNN</p>"
+                                           "<pre>第一行\n第二行</pre><p>之前，自己</p>"
+                                           "<p><strong>完全不比。</strong>不同；只<em>寫</em>了；以 <code>torch.randn</code> 產生</p>")

@@ -116,6 +116,19 @@ def test_no_traceback_or_unrendered_placeholder(built: Built, lang: str, page: P
     assert "Traceback" not in html and "{{" not in _body(html) and render.SITE_ROOT not in html
 
 
+_WIDE_SPACE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]\s+[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_chinese_text_has_no_space_between_two_chinese_characters(built: Built, page: Path) -> None:
+    """A source line break inside a Chinese sentence would show as a space; none survives."""
+    body = _CODE.sub("x", _body(_page(built, "zh-TW", page)))   # code reads as a Latin word
+    for block in re.findall(r"<(p|li|td|th|figcaption)\b[^>]*>(.*?)</\1>", body, re.S):
+        text = re.sub(r"<[^>]+>", "", block[1])
+        assert not _WIDE_SPACE.search(text), (page, text[max(0, _WIDE_SPACE.search(text).start() - 20):][:60])
+
+
 # ---- build modes -------------------------------------------------------------------------------
 
 def test_build_mode_defaults_to_the_snapshot_without_a_gpu(monkeypatch) -> None:
