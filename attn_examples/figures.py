@@ -429,5 +429,5 @@ def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) ->
     label = html.escape(alt, quote=True)
     svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
     svg = re.sub(r"(<svg[^>]*>)", rf"\1<title>{html.escape(alt)}</title>", svg, count=1)
-    return (f'<figure class="attn-figure" id="{fig_id}">{svg}'
+    return (f'<figure class="attn-figure" id="{fig_id}" data-search-exclude>{svg}'
             f"<figcaption>{html.escape(alt)}</figcaption></figure>")

@@ -87,7 +87,7 @@ def provenance(snap: Snapshot, lang: str, live: bool) -> str:
     if p.git_commit:
         parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
     parts.append(t(lang, "live" if live else "snapshot"))
-    return f'<p class="attn-provenance">{" · ".join(parts)}</p>'
+    return f'<p class="attn-provenance" data-search-exclude>{" · ".join(parts)}</p>'
 
 
 # ---- tables ------------------------------------------------------------------------------------

@@ -125,8 +125,10 @@ def test_language_switcher_leads_to_the_same_page(server: str, browser, path: st
     context.close()
 
 
-@pytest.mark.parametrize("path, term", [("/", "occupancy"), ("/zh-TW/", "記憶體")])
-def test_search_finds_terms_in_both_languages(server: str, browser, path: str, term: str) -> None:
+@pytest.mark.parametrize("path, term", [("/", "occupancy"), ("/naive/", "flash"), ("/zh-TW/", "記憶體"),
+                                        ("/zh-TW/naive/", "flash")])
+def test_search_finds_terms_in_the_pages_own_language(server: str, browser, path: str, term: str) -> None:
+    """Each language searches its own index: every result links to a page of that language."""
     context, page, _, _ = _visit(browser, server, path)
     box = page.locator("input.md-search__input")
     box.click()
@@ -134,7 +136,10 @@ def test_search_finds_terms_in_both_languages(server: str, browser, path: str, t
     box.press("Space")
     box.press("Backspace")
     page.wait_for_selector(".md-search-result__item", timeout=15000)
-    assert page.locator(".md-search-result__item").count() > 0
+    links = [a.get_attribute("href") for a in page.locator(".md-search-result__item a").all()]
+    assert links
+    chinese = [link for link in links if "/zh-TW/" in link]
+    assert chinese == links if path.startswith("/zh-TW/") else not chinese, links
     context.close()
 
 

@@ -16,7 +16,7 @@ LANGS = ("en", "zh-TW")
 PAGES = sorted(p.relative_to(REPO / "docs" / "en") for p in (REPO / "docs" / "en").glob("*.md"))
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 _BLOCK = re.compile(r'<div class="attn-table">.*?</table></div>|<figure class="attn-figure".*?</figure>', re.S)
-_PROVENANCE = re.compile(r'<p class="attn-provenance">(.*?)</p>', re.S)
+_PROVENANCE = re.compile(r'<p class="attn-provenance" data-search-exclude>(.*?)</p>', re.S)
 _UNIT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[-+]\d+)?\s?(?:µs|%|×|MiB|KiB)")
 
 
@@ -76,7 +76,7 @@ def test_every_table_and_figure_carries_provenance(built: Built, lang: str, page
     for after in pieces[1:]:
         # a caption or trace link may sit between the block and its provenance line, nothing else
         rest = re.sub(r'^(\s*<p class="attn-(?:caption|trace)">.*?</p>)*\s*', "", after, flags=re.S)
-        assert rest.startswith('<p class="attn-provenance">'), f"{lang}/{page}: a table or figure without provenance"
+        assert rest.startswith('<p class="attn-provenance" data-search-exclude>'), f"{lang}/{page}: a table or figure without provenance"
     word = "from the committed snapshot" if lang == "en" else "取自已提交的快照"
     cpu = load_snapshot(REPO / "snapshots" / "cpu").provenance.device_name
     for line in _PROVENANCE.findall(body):
