@@ -116,11 +116,18 @@ def test_language_switcher_targets_same_page(built: Built, lang: str, page: Path
         assert _resolve(links[other], here) == expected, (other, links[other])
 
 
-def test_search_index_covers_both_languages(built: Built) -> None:
-    index = json.loads((built.site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    locations = [doc["location"] for doc in index["docs"]]
-    assert any(loc.startswith("zh-TW/") for loc in locations)
-    assert any(not loc.startswith("zh-TW/") for loc in locations)
+def test_each_language_has_its_own_search_index_without_figures_or_provenance(built: Built) -> None:
+    indexes = {lang: json.loads((built.site / _site_prefix(lang) / "search" / "search_index.json")
+                                .read_text(encoding="utf-8")) for lang in LANGS}
+    pages = {lang: {doc["location"].split("#")[0] for doc in index["docs"]} for lang, index in indexes.items()}
+    assert pages["en"] == pages["zh-TW"] and len(pages["en"]) >= len(PAGES)   # the same pages, each in its folder
+    assert not any(loc.startswith("zh-TW/") for loc in pages["en"])
+    zh_text = " ".join(doc["text"] for doc in indexes["zh-TW"]["docs"])
+    en_text = " ".join(doc["text"] for doc in indexes["en"]["docs"])
+    assert "記憶體" in zh_text and "記憶體" not in en_text
+    # figure text (an SVG's title) and provenance lines are not indexed
+    assert "Bar chart" not in en_text and "長條圖" not in zh_text
+    assert "Measured on" not in en_text
 
 
 def test_no_external_fonts_scripts_or_styles(built: Built) -> None:
