@@ -182,3 +182,13 @@ def test_key_pages_screenshots(server: str, browser) -> None:
             shots.append(ARTIFACTS / name)
             context.close()
     assert all(p.stat().st_size > 10_000 for p in shots)
+
+
+@pytest.mark.parametrize("path", ["/naive/", "/zh-TW/cudnn/"])
+def test_numbers_in_tables_are_right_aligned_and_tabular(server: str, browser, path: str) -> None:
+    """Material's own table rule is more specific than a plain class rule; ours must still win."""
+    context, page, _, _ = _visit(browser, server, path)
+    styles = page.eval_on_selector_all(".attn-table td.num", "cells => cells.map(c => [getComputedStyle(c).textAlign,"
+                                       " getComputedStyle(c).fontVariantNumeric])")
+    assert styles and all(align == "right" and "tabular-nums" in numeric for align, numeric in styles), styles[:3]
+    context.close()
