@@ -111,6 +111,9 @@ def draw_kernels(snap: Snapshot) -> str:
     ax.scatter([q for _, q in quoted], [yi + 0.38 for yi, _ in quoted], marker="v", color=INK, s=22,
                label="article, A100 (quoted)", zorder=3)
     ax.set_yticks(y, ids)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # a count has no tick at 2.5
     ax.set_xlabel("GPU activities per forward")
     ax.legend(loc="lower right", ncols=4, bbox_to_anchor=(1.0, 1.0))
     return _svg(fig, "kernels")
