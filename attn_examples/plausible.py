@@ -134,46 +134,58 @@ def _training(snap: Snapshot, parts: list[str]) -> Plausible:
     return None
 
 
-def plausible(snap: Snapshot, key: str) -> Plausible:
-    """The interval or set of values `key` could take at `uncertainty.CONFIDENCE`; None for an exact key.
-    Raises metrics.UnknownMetric where the metric itself would."""
+def _route(key: str) -> str | None:
+    """Which kind of timed key this is, read off its shape alone; None for an exact key. The one
+    place that says which keys rest on timings: `plausible` answers them, `is_timed` names them."""
     parts = key.split(".")
     if "[" in key:
         return None
     if parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED:
+        return "ratio"
+    if parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED:
+        return "ranking"
+    if key == "dispatch.auto_is_fastest":
+        return "auto"
+    if parts[0] == "sweep" and parts[-1] in ("tflops_fraction", "best_tflops_fraction"):
+        return "sweep"
+    if parts[0] == "training" and (parts[1:] in (["fastest"], ["fastest_as_forward"]) or parts[-1] == "step_per_forward"):
+        return "training"
+    if len(parts) == 2 and parts[1] in TIMED:
+        return "time"
+    if len(parts) == 2 and parts[1] in WITHIN:
+        return "within"
+    return None
+
+
+def plausible(snap: Snapshot, key: str) -> Plausible:
+    """The interval or set of values `key` could take at `uncertainty.CONFIDENCE`; None for an exact key.
+    Raises metrics.UnknownMetric where the metric itself would."""
+    route, parts = _route(key), key.split(".")
+    if route == "ratio":
         a, b = (metrics.metric(snap, "fastest.device_us") if x == "winner" else x for x in parts[1:3])
         return ratio(snap, a, b, parts[3])
-    if parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED:
+    if route == "ranking":
         return _contenders(snap, parts[1], parts[0])
-    if key == "dispatch.auto_is_fastest":
+    if route == "auto":
         auto = metrics.metric(snap, "dispatch.auto_variant")
         return frozenset(auto == v for v in _contenders(snap, "device_us", "fastest"))
-    if len(parts) == 2 and parts[1] in TIMED and parts[0] in snap.variants:
+    if route == "sweep":
+        return _sweep(snap, parts[1:])
+    if route == "training":
+        return _training(snap, parts[1:])
+    if route == "time" and parts[0] in snap.variants:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
-    if len(parts) == 2 and parts[1] in WITHIN and parts[0] in snap.variants:
+    if route == "within" and parts[0] in snap.variants:
         top, bottom = WITHIN[parts[1]]
         return uncertainty.of_ratio(_blocks(snap, parts[0], top), _blocks(snap, parts[0], bottom), _paired(snap),
                                     _shown(snap, parts[0], top, parts[0], bottom))
-    if parts[0] == "sweep":
-        return _sweep(snap, parts[1:])
-    if parts[0] == "training":
-        return _training(snap, parts[1:])
     return None
 
 
 def is_timed(key: str) -> bool:
-    """Whether a claim on `key` is decided from an interval (the keys `plausible` answers), known
-    without a measurement: a page that branches on such a claim must say what it does when unsure."""
-    parts = key.split(".")
-    if "[" in key:
-        return False
-    return ((parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED)
-            or (parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED)
-            or key == "dispatch.auto_is_fastest"
-            or (len(parts) == 2 and (parts[1] in TIMED or parts[1] in WITHIN))
-            or (parts[0] == "sweep" and parts[-1] in ("tflops_fraction", "best_tflops_fraction"))
-            or (parts[0] == "training" and (parts[1:] in (["fastest"], ["fastest_as_forward"])
-                                            or parts[-1] == "step_per_forward")))
+    """Whether a claim on `key` is decided from an interval, known without a measurement: a page
+    that branches on such a claim must say what it says when unsure."""
+    return _route(key) is not None
 
 
 def describe(value: Any) -> str:
