@@ -93,17 +93,67 @@ def provenance(snap: Snapshot, lang: str, live: bool) -> str:
 # ---- tables ------------------------------------------------------------------------------------
 
 def _table(headers: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), wide: int | None = None,
-           kind: str | None = None) -> str:
-    """`numeric` columns align right; the `wide` column (a kernel name) gets room and may wrap; `kind`
-    marks a table that carries its provenance in its rows (the devices table)."""
-    head = "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{h}</th>' for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f'<td{" class=num" if i in numeric else " class=wide" if i == wide else ""}>{cell}</td>'
-                         for i, cell in enumerate(row)) + "</tr>"
-        for row in rows
-    )
+           kind: str | None = None, extra: set[int] = frozenset(), narrow: set[int] = frozenset(),
+           lang: str = "en", group: list[tuple[str, int]] | None = None) -> str:
+    """A table whose default view carries the story and fits the column, at desktop and phone widths.
+
+    `numeric` columns align right; the `wide` column (a kernel name) may wrap; `extra` columns are
+    folded behind an "all columns" switch; `narrow` columns are folded only on narrow screens;
+    `group` is an optional first header row of (label, span); `kind` marks a table that carries its
+    provenance in its rows (the devices table). The switch is a checkbox, so it works without script
+    and from the keyboard."""
+    def cls(i: int, cell: str) -> str:
+        names = (["num"] if i in numeric else ["wide"] if i == wide and cell == "td" else []) + \
+                (["x"] if i in extra else ["n"] if i in narrow else [])
+        return f' class="{" ".join(names)}"' if names else ""
+
+    top = ""
+    if group:
+        top = "<tr>" + "".join(f'<th scope="colgroup" colspan="{span}"{" class=grp" if label else ""}>{label}</th>'
+                               for label, span in group) + "</tr>"
+    head = "".join(f'<th scope="col"{cls(i, "th")}>{h}</th>' for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{cls(i, 'td')}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>"
+                   for row in rows)
     data = f' data-kind="{kind}"' if kind else ""
-    return f'<div class="attn-table"{data}><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    switch = ""
+    if extra or narrow:
+        data += f' data-extra="{len(extra)}"'
+        switch = (f'<label class="attn-all"><input type="checkbox"> {t(lang, "all_columns")}'
+                  f'{paren(lang, "+" + str(len(extra) + len(narrow)))}</label>')
+    return (f'<div class="attn-table"{data}>{switch}<table><thead>{top}<tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
+
+
+_BREAK = re.compile(r"(?<=[_:,/\-])(?=[^_:,/\-])|(?<=[a-z0-9])(?=[A-Z][a-z])|(?=<)")
+
+
+def breakable(text: str) -> str:
+    """Escaped text that may wrap only between words of an identifier (after _ :: , / -, before a
+    capital in camelCase or a template bracket), never inside one."""
+    return "<wbr>".join(_e(part) for part in _BREAK.split(text))
+
+
+_NAMESPACE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*::)+")
+
+
+def display_name(name: str, limit: int = 64) -> str:
+    """A kernel's name for a table cell: the head without namespaces, cut after a whole word
+    ('_'-separated) when it is longer than `limit`, so two different kernels never read alike
+    because a word was cut in half."""
+    short = _NAMESPACE.sub("", short_kernel_name(name, 10_000))
+    if len(short) <= limit:
+        return short
+    cut = short.rfind("_", 0, limit)
+    return short[: cut if cut > limit // 2 else limit] + "…"
+
+
+def kernel_name(name: str, limit: int = 64) -> str:
+    """A kernel name as a table shows it: short, wrapping between words, the full name on hover."""
+    return f'<code title="{_e(name)}">{breakable(display_name(name, limit))}</code>'
+
+
+def full_name(name: str) -> str:
+    return f'<code class="attn-full">{_e(name)}</code>'
 
 
 def _tc(lang: str, flag: bool | None) -> str:
@@ -124,12 +174,12 @@ def summary_table(snap: Snapshot, lang: str) -> str:
         rows.append([
             name, fmt_num(row["kernels"]), fmt_num(row["gpu_activities"]), fmt_us(row["device_us"]),
             fmt_us(row["host_us"]),
-            f'<code title="{_e(row["main_kernel"])}">{_e(short_kernel_name(row["main_kernel"], 40))}</code>'
-            if row["main_kernel"] else "–",
+            kernel_name(row["main_kernel"], 40) if row["main_kernel"] else "–",
             fmt_num(row["main_registers"]), fmt_pct(row["main_occupancy_pct"]), _tc(lang, row["tensor_cores"]),
             fmt_bytes(row["peak_memory_bytes"]), fmt_sci(row["rel_error"]),
         ])
-    return _table(headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10}, wide=5)
+    return _table(headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10}, wide=5, extra={2, 5, 6, 7}, narrow={4, 8},
+                  lang=lang)
 
 
 def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
@@ -142,20 +192,21 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
     if not rows:
         return f"<p>{t(lang, 'cpu_note')}</p>" + cpu_ops_table(snap, variant_id, lang)
     headers = ["#", t(lang, "kind"), t(lang, "name"), t(lang, "launch"), t(lang, "grid"), t(lang, "block"),
-               t(lang, "registers"), t(lang, "smem"), t(lang, "occupancy"), t(lang, "duration")]
+               t(lang, "registers"), t(lang, "smem"), t(lang, "occupancy"), t(lang, "duration"), t(lang, "full_name")]
     body = []
     for r in rows:
         dims = (lambda v: "×".join(map(str, v)) if v else "–")
         body.append([
             str(r["position"]), r["kind"],
-            f'<code title="{_e(r["name"])}">{_e(short_kernel_name(r["name"]))}</code>',
-            f'<code>{_e(r["launch_api"])}</code>' if r["launch_api"] else "–",
+            kernel_name(r["name"]),
+            f'<code>{breakable(r["launch_api"])}</code>' if r["launch_api"] else "–",
             dims(r["grid"]), dims(r["block"]), fmt_num(r["registers_per_thread"]),
             fmt_bytes(r["shared_memory_bytes"]) if r["kind"] == "kernel" else fmt_bytes(r["bytes"]),
-            fmt_pct(r["est_occupancy_pct"]), fmt_us(r["dur_us"]),
+            fmt_pct(r["est_occupancy_pct"]), fmt_us(r["dur_us"]), full_name(r["name"]),
         ])
     caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
-    return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2) + trace_link(snap, variant_id, lang)
+    return caption + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2,
+                            extra={1, 4, 5, 6, 7, 10}, narrow={8}, lang=lang) + trace_link(snap, variant_id, lang)
 
 
 def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
@@ -167,17 +218,17 @@ def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
         return kernel_table(snap, variant_id, lang)
     rows = [[_e(ROLE_WORDS[lang].get(g["role"], g["role"])), fmt_num(g["kernels"]),
              ", ".join(str(p) for p in g["positions"]), fmt_us(g["dur_us"]),
-             "<br>".join(f"<code>{_e(n)}</code>" for n in g["names"])] for g in views.role_rows(result)]
+             "<br>".join(kernel_name(n) for n in g["names"])] for g in views.role_rows(result)]
     headers = [t(lang, "role"), t(lang, "kernels"), t(lang, "positions"), t(lang, "duration"), t(lang, "name")]
-    return _table(headers, rows, numeric={1, 3}, wide=4)
+    return _table(headers, rows, numeric={1, 3}, wide=4, extra={2}, lang=lang)
 
 
 def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
     result = snap.variants[variant_id]
-    rows = [[f"<code>{_e(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
+    rows = [[f"<code>{breakable(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
             for r in views.cpu_op_rows(result, limit=limit)]
     headers = [t(lang, "op"), t(lang, "count"), t(lang, "self"), t(lang, "total")]
-    return _table(headers, rows, numeric={1, 2, 3})
+    return _table(headers, rows, numeric={1, 2, 3}, wide=0)
 
 
 def paren(lang: str, inner: str) -> str:
@@ -202,9 +253,9 @@ def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
 def article_table(snap: Snapshot, lang: str) -> str:
     """The article's A100 figures beside ours, the quoted ones labelled as such."""
     # The article counts its Memcpy as a kernel: compare like with like (kernels + memcpys).
-    headers = [t(lang, "variant")] + [t(lang, what) + paren(lang, t(lang, whose))
-                                      for what in ("kernels_and_copies", "device_time", "host_time")
-                                      for whose in ("quoted", "ours")]
+    measures = ("kernels_and_copies", "device_time", "host_time")
+    headers = [t(lang, "variant")] + [t(lang, whose) for _ in measures for whose in ("col_article", "col_here")]
+    group = [("", 1)] + [(t(lang, what), 2) for what in measures]
     rows = []
     for row in views.summary_rows(snap):
         vid = row["id"]
@@ -218,7 +269,11 @@ def article_table(snap: Snapshot, lang: str) -> str:
     src = article.SOURCE
     note = (f'<p class="attn-caption">{t(lang, "source")}{colon(lang)}<a href="{src["url"]}">{_e(src["title"])}</a>'
             f'{paren(lang, ", ".join([_e(src["publisher"]), src["date"], _e(src["gpu"])]))}</p>')
-    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}) + note
+    note = (f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}; '
+            f'{t(lang, "col_here")}{colon(lang)}{t(lang, "ours")}.</p>' if lang == "en" else
+            f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}；'
+            f'{t(lang, "col_here")}{colon(lang)}{t(lang, "ours")}。</p>') + note
+    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + note
 
 
 def dispatch_note(snap: Snapshot, lang: str) -> str:
@@ -512,7 +567,7 @@ def _measured_cell(verdict: "claims.Verdict", lang: str) -> str:
     timings allow more than one ranking)."""
     if verdict.status == "n/a":
         return "–"
-    cell = _e(claim_measured(verdict, lang).strip("`"))
+    cell = breakable(claim_measured(verdict, lang).strip("`"))
     spread = verdict.plausible
     if spread is not None and not (isinstance(spread, frozenset) and len(spread) == 1):
         line = t(lang, "interval_inline").format(interval=claim_interval(verdict, lang), confidence=_confidence())
@@ -528,11 +583,11 @@ def claims_table(verdicts: list["claims.Verdict"], lang: str) -> str:
     for v in verdicts:
         c = v.claim
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
-        rows.append([f'<code id="claim-{_e(c.id)}">{_e(c.id)}</code>', t(lang, f"kind_{c.kind}"),
+        rows.append([f'<code id="claim-{_e(c.id)}">{breakable(c.id)}</code>', t(lang, f"kind_{c.kind}"),
                      _e(c.statement[lang]), article_value,
                      _measured_cell(v, lang),
                      _e(claim_expected(c, lang)), f'{_MARK[v.status]} {t(lang, _verdict_word(v))}'])
-    return _table(headers, rows)
+    return _table(headers, rows, wide=2, extra={1, 3, 5}, narrow={0}, lang=lang)
 
 
 # ---- beyond the article --------------------------------------------------------------------------
@@ -543,7 +598,7 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
 
     groups: dict[tuple, dict] = {}
     for r in occupancy.evidence_rows(snap):
-        key = (short_kernel_name(r["name"], 48), r["launch_api"], r["shared_memory_bytes"], r["registers_per_thread"],
+        key = (display_name(r["name"]), r["launch_api"], r["shared_memory_bytes"], r["registers_per_thread"],
                r["threads"], r["kineto_pct"], round(r["emulated_kineto_pct"], 1), round(r["theoretical_pct"], 1))
         group = groups.setdefault(key, {**r, "where": [], "count": 0})
         group["where"].append(r["variant"].split(" @ ")[0])
@@ -554,10 +609,11 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
     rows = []
     for (name, launch, smem, regs, threads, kineto, emulated, theo), g in sorted(
             groups.items(), key=lambda item: (-item[0][2], item[0][0])):
-        rows.append([f"<code>{_e(name)}</code>", f"<code>{_e(launch)}</code>", fmt_bytes(smem), fmt_num(regs),
+        rows.append([f'<code title="{_e(g["name"])}">{breakable(name)}</code>', f"<code>{breakable(launch)}</code>",
+                     fmt_bytes(smem), fmt_num(regs),
                      fmt_num(threads), fmt_pct(kineto), fmt_pct(emulated), fmt_pct(theo), _e(g["theoretical_limit"]),
                      f'{g["count"]}× ({_e(", ".join(sorted(set(g["where"]))))})'])
-    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0)
+    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0, extra={1, 2, 3, 4, 9}, narrow={8}, lang=lang)
 
 
 def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
@@ -576,7 +632,9 @@ def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
                          else f'<span title="{_e(point.reason)}">{t(lang, "skipped")}</span>')
         rows.append([_e(title(lang, variant_id))] + cells)
     caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
-    return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)))
+    # on a phone every other middle length folds away: the first and the last stay
+    narrow = {i + 1 for i in range(1, len(seqs) - 1) if i % 2}
+    return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)), narrow=narrow, lang=lang)
 
 
 def training_table(snap: Snapshot, lang: str) -> str:
@@ -592,7 +650,7 @@ def training_table(snap: Snapshot, lang: str) -> str:
             continue
         rows.append([_e(title(lang, p.variant)), fmt_num(p.kernels), fmt_num(p.gpu_activities), fmt_us(p.device_us),
                      fmt_num(forward)])
-    return _table(headers, rows, numeric={1, 2, 3, 4})
+    return _table(headers, rows, numeric={1, 2, 3, 4}, narrow={2}, lang=lang)
 
 
 def autograd_capture(snap: Snapshot, lang: str) -> str:
@@ -636,14 +694,14 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
             if result is None:
                 row.append("")
             elif not result.available:
-                row.append(f'<span title="{_e(views.short_reason(result.unavailable_reason))}">'
+                row.append(f'<span class="attn-na" title="{_e(views.short_reason(result.unavailable_reason))}">'
                            f'{t(lang, "unavailable_short")}</span>')
             elif metric == "device_us":
                 row.append(fmt_us(result.timing.device_us.median if result.timing and result.timing.device_us else None))
             else:
                 c = views.counts(result)
                 row.append(fmt_num(c["kernels"]) if snap.provenance.device_kind == "cuda"
-                           else f'{fmt_num(c["cpu_ops"])} {t(lang, "ops_word")}')
+                           else f'{fmt_num(c["cpu_ops"])}<span class="attn-detail">{t(lang, "ops_word")}</span>')
         rows.append(row)
     quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
     label = f"{t(lang, 'article')}<br><span class=\"attn-detail\">{_e(article.SOURCE['gpu'])}</span>"
@@ -651,7 +709,9 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                            if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US) else
                            (_e(fmt_us(quoted_values[v])) + f'<span class="attn-detail">{paren(lang, t(lang, "derived"))}</span>'
                             if v in quoted_values else "") for v in ARTICLE_VARIANTS])
-    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0, kind="devices")
+    narrow = {1 + ARTICLE_VARIANTS.index(v) for v in ("naive_inplace", "sdpa_efficient")}
+    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0, kind="devices", narrow=narrow,
+                  lang=lang)
 
 
 # ---- hardware counters ---------------------------------------------------------------------------
@@ -701,7 +761,8 @@ def counters_table(snap: Snapshot, lang: str) -> str:
                      fmt_ratio(s["dram_per_score"]), fmt_bytes(s["l2_write_bytes"]),
                      _giga(s["tensor_flops"]), _giga(s["fp32_flops"]),
                      "–" if s["uses_gmma"] is None else _tc(lang, s["uses_gmma"]), fmt_us(s["duration_us"])])
-    return _table(headers, rows, numeric=set(range(1, 12)) - {10}) + counters_source(snap, lang)
+    return _table(headers, rows, numeric=set(range(1, 12)) - {10}, extra={2, 3, 7, 8, 9, 10}, narrow={1, 5},
+                  lang=lang) + counters_source(snap, lang)
 
 
 def counter_kernels_table(snap: Snapshot, lang: str) -> str:
@@ -717,10 +778,11 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
     for variant_id in snap.counters.variants:
         for r in hardware.kernel_rows(snap, variant_id):
             matched = matched and r["matched_kineto"]
-            rows.append([_e(variant_id), f"<code>{_e(short_kernel_name(r['kineto_name'] or r['name'], 48))}</code>",
+            rows.append([_e(short_title(lang, variant_id)), kernel_name(r['kineto_name'] or r['name']),
                          fmt_pct(r["kineto_est_occupancy_pct"]), fmt_pct(r["theoretical_occupancy_pct"]),
                          fmt_pct(r["achieved_occupancy_pct"]), _e(r["limiter"] or "–"), fmt_num(r["registers"]),
                          fmt_bytes(r["shared_memory_bytes"]), fmt_pct(r["tensor_busy_pct"]), fmt_pct(r["fma_busy_pct"]),
                          fmt_bytes(r["dram_bytes"]), fmt_us(r["duration_us"])])
     note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
-    return _table(headers, rows, numeric={2, 3, 4, 6, 7, 8, 9, 10, 11}, wide=1) + note + counters_source(snap, lang)
+    return (_table(headers, rows, numeric={2, 3, 4, 6, 7, 8, 9, 10, 11}, wide=1, extra={6, 7, 8, 9, 10, 11},
+                   narrow={5}, lang=lang) + note + counters_source(snap, lang))

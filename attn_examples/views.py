@@ -68,14 +68,16 @@ def role_rows(result: VariantResult) -> list[dict[str, Any]]:
         if row["kind"] != "kernel":
             continue
         role = kernel_role(row["name"])
-        group = groups.setdefault(role, {"role": role, "kernels": 0, "positions": [], "dur_us": 0.0, "names": []})
+        group = groups.setdefault(role, {"role": role, "kernels": 0, "positions": [], "dur_us": 0.0, "names": [],
+                                         "shown": set()})
         group["kernels"] += 1
         group["positions"].append(row["position"])
         group["dur_us"] += row["dur_us"]
-        short = short_kernel_name(row["name"], 48)
-        if short not in group["names"]:
-            group["names"].append(short)
-    return list(groups.values())
+        short = short_kernel_name(row["name"], 10_000)   # one entry per kernel, whatever its template arguments
+        if short not in group["shown"]:
+            group["shown"].add(short)
+            group["names"].append(row["name"])
+    return [{k: v for k, v in g.items() if k != "shown"} for g in groups.values()]
 
 
 def is_launch_call(name: str) -> bool:
