@@ -104,6 +104,8 @@ def test_every_page_loads_cleanly_and_offline(built: Built, server: str, browser
             if not re.search(r"\d", cells):
                 problems.append(f"{path}: tables without numbers")
         for svg in page.locator("figure.attn-figure svg").all():
+            if not svg.is_visible():
+                continue   # the narrow drawing, hidden on a desktop
             box = svg.bounding_box()
             if not box or box["width"] < 50 or box["height"] < 50 or not svg.get_attribute("aria-label"):
                 problems.append(f"{path}: a figure not visible or without its label")
@@ -192,3 +194,74 @@ def test_numbers_in_tables_are_right_aligned_and_tabular(server: str, browser, p
                                        " getComputedStyle(c).fontVariantNumeric])")
     assert styles and all(align == "right" and "tabular-nums" in numeric for align, numeric in styles), styles[:3]
     context.close()
+
+
+# ---- layout: what fits the reading column at a desktop's and a phone's width --------------------
+
+WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
+MIN_FIGURE_TEXT_PX = 11
+
+_LAYOUT_JS = """(minText) => {
+  const problems = [];
+  const column = document.querySelector(".md-content__inner");
+  for (const [i, box] of [...document.querySelectorAll(".attn-table")].entries()) {
+    const table = box.querySelector("table");
+    if (table.scrollWidth > box.clientWidth + 1)
+      problems.push(`table ${i + 1} is ${table.scrollWidth} px wide in a ${box.clientWidth} px column`);
+  }
+  for (const [i, svg] of [...document.querySelectorAll("figure.attn-figure svg")].entries()) {
+    const rect = svg.getBoundingClientRect();
+    if (rect.width === 0) continue;                   // the other layout's drawing, hidden at this width
+    if (rect.width < column.clientWidth - 4)
+      problems.push(`figure ${i + 1} is ${Math.round(rect.width)} px wide in a ${column.clientWidth} px column`);
+    const scale = rect.width / svg.viewBox.baseVal.width;
+    let smallest = Infinity;
+    for (const text of svg.querySelectorAll("text")) {
+      if (!text.getBBox().width) continue;
+      smallest = Math.min(smallest, parseFloat(getComputedStyle(text).fontSize) * scale);
+    }
+    if (smallest < minText) problems.push(`figure ${i + 1} has text at ${smallest.toFixed(1)} px`);
+  }
+  return problems;
+}"""
+
+
+def _layout_problems(browser, base: str, path: str, width: int, height: int) -> list[str]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(base + path.replace("//", "/"), wait_until="load")
+    problems = page.evaluate(_LAYOUT_JS, MIN_FIGURE_TEXT_PX)
+    context.close()
+    return [f"{path} at {width} px: {p}" for p in problems]
+
+
+@pytest.mark.parametrize("device", WIDTHS)
+def test_tables_fit_and_figures_fill_the_column_legibly(built: Built, server: str, browser, device: str) -> None:
+    """Every page, both languages: no table (in its default columns) wider than the column, no
+    figure narrower than the column, no figure text below the minimum."""
+    width, height = WIDTHS[device]
+    problems = [p for path in _urls(built) for p in _layout_problems(browser, server, path, width, height)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_layout_check_catches_an_overwide_table_and_a_caption_sized_figure(built: Built, browser,
+                                                                            tmp_path: Path) -> None:
+    """The check above, on a copy of one page broken twice: a table given a column that cannot
+    wrap, and figures sized by their captions (as Material's own figure rule does)."""
+    copy = tmp_path / "site"
+    shutil.copytree(built.site, copy, ignore=shutil.ignore_patterns("traces", "snapshots", "zh-TW"))
+    page = copy / "naive" / "index.html"
+    text = page.read_text(encoding="utf-8")
+    text = text.replace("<td class=\"num\">", "<td class=\"num\">" + "9" * 120 + " ", 1)
+    text = text.replace("</head>", "<style>.md-typeset figure.attn-figure{width:fit-content!important;"
+                        "display:flex!important}.md-typeset figure.attn-figure svg{width:14rem!important}</style></head>")
+    page.write_text(text, encoding="utf-8")
+    handler = functools.partial(_QuietHandler, directory=str(copy))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        problems = _layout_problems(browser, f"http://127.0.0.1:{httpd.server_address[1]}", "/naive/", *WIDTHS["desktop"])
+    finally:
+        httpd.shutdown()
+    assert any("table" in p and "wide in a" in p for p in problems), problems
+    assert any("figure" in p and "wide in a" in p for p in problems), problems

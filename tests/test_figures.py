@@ -1,4 +1,4 @@
-"""What a figure says on its axes (matplotlib runs here; no torch)."""
+"""What a figure says on its axes and on hover (matplotlib runs here; no torch)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,65 @@ import re
 import pytest
 
 from attn_examples import figures
+from attn_examples.i18n import TEXT
 from attn_examples.pages import committed_snapshots
 from attn_examples.snapshot import load_snapshot
 from tests.conftest import REPO
 
+SNAPSHOTS = committed_snapshots(REPO / "snapshots")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
-@pytest.mark.parametrize("folder", committed_snapshots(REPO / "snapshots"), ids=lambda p: p.name)
-def test_a_count_axis_has_whole_number_ticks(folder) -> None:
-    svg = figures.draw_kernels(load_snapshot(folder))
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+@pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
+def test_a_count_axis_has_whole_number_ticks(folder, narrow: bool) -> None:
+    svg = figures.draw_kernels(load_snapshot(folder), figures.Layout("en", narrow))
     ticks = re.findall(r'<g id="[^"]*xtick_\d+">.*?<text[^>]*>([^<]*)</text>', svg, re.S)
     assert ticks and all(re.fullmatch(r"\d+", t.replace(",", "")) for t in ticks), ticks
+
+
+def _marks(svg: str) -> list[str]:
+    return re.findall(r'<g id="[^"]+" class="attn-mark"><title>([^<]*)</title>', svg)
+
+
+def test_every_bar_and_point_tells_its_value_on_hover() -> None:
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
+    available = [v for v, r in snap.variants.items() if r.available]
+    time_marks = _marks(figures.draw_device_time(snap, figures.Layout("en", False)))
+    assert len(time_marks) == 2 * len(available)          # a device and a host bar per variant
+    assert all(re.search(r"\d µs$", m) for m in time_marks), time_marks[:3]
+    kernel_marks = _marks(figures.draw_kernels(snap, figures.Layout("en", False)))
+    bars = sum(1 for v in available for key in ("kernels", "memcpys", "memsets")
+               if figures.views.counts(snap.variants[v]).get(key))
+    assert len(kernel_marks) == bars + sum(v in figures.article.KERNELS for v in available)
+    hbm = _marks(figures.draw_hbm_traffic(snap, figures.Layout("en", True)))
+    assert len(hbm) == 2 * len(snap.counters.variants) and all("MiB" in m for m in hbm)
+
+
+@pytest.mark.parametrize("name", ["kernels", "device_time", "registers_occupancy", "scaling_time", "hbm_traffic",
+                                  "roofline"])
+def test_a_chinese_figure_speaks_chinese_and_names_variants_as_the_tables_do(name: str) -> None:
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
+    svg = figures._draw(snap, name, None, "zh-TW", False)
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert any(CJK.search(text) for text in texts), texts[:8]
+    english = [phrase for key, phrase in TEXT["en"].items() if key.startswith("fig_") and len(phrase) > 12
+               and phrase.split("{")[0] in svg]
+    assert not english, english
+    assert "sdpa_math" not in svg and "naive_inplace" not in svg   # code ids never reach a reader
+    assert "SDPA：math" in svg or "math" in svg
+
+
+def test_a_kernel_name_on_hover_is_escaped() -> None:
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
+    lay = figures.Layout("en", False)
+    fig_text = figures._svg.__doc__ or ""
+    assert "<title>" in fig_text
+    lay.titles["m0"] = 'k<script>alert("x")</script>'
+    plt = figures._pyplot()
+    fig, ax = plt.subplots()
+    bar = ax.bar([0], [1])[0]
+    bar.set_gid("m0")
+    svg = figures._svg(fig, "hostile", lay)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert snap   # the snapshot loads beside it: nothing else is needed
