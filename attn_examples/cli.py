@@ -319,6 +319,18 @@ def cmd_counters(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_notebook(args: argparse.Namespace) -> int:
+    """Run the site's notebook on this machine and freeze its outputs beside the snapshot it measured."""
+    from attn_examples import notebook
+
+    print(f"running {notebook.SOURCE.relative_to(notebook.REPO)} (it measures once; a few minutes)", file=sys.stderr)
+    path = notebook.execute(Path(args.snapshot))
+    run = notebook.load_frozen(Path(args.snapshot))
+    print(f"notebook outputs frozen: {path} ({sum(len(o) for o in run.outputs)} outputs in {len(run.outputs)} "
+          f"code cells, {run.device})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -372,6 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--show", action="store_true", help="print one page as one snapshot renders it")
     g.add_argument("--lang", default="en", choices=("en", "zh-TW"))
     g.set_defaults(func=cmd_pages)
+    b = sub.add_parser("notebook", help="run the site's notebook here; freeze its outputs beside the snapshot")
+    b.add_argument("snapshot", help="the snapshot this machine measured (its device must be this one)")
+    b.set_defaults(func=cmd_notebook)
     a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
     a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")
     a.add_argument("--to", help="target folder (default: snapshots/<device-slug>/)")

@@ -54,6 +54,30 @@ def on_pre_build(config: MkDocsConfig) -> None:
             f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
 
 
+@mkdocs.plugins.event_priority(-120)   # after site_hooks re-wrapped the notebooks as pages (-110)
+def on_files(files, config: MkDocsConfig):
+    """A notebook page renders its language's notebook with the outputs frozen beside this build's
+    snapshot (`attn_examples.notebook`), or says why there are none."""
+    from attn_examples import notebook
+
+    m = _site().current()
+    import hashlib
+
+    # one folder per snapshot folder: sites built in parallel from different snapshots never share one
+    key = hashlib.sha256(str(Path(m.snapshot.root).resolve()).encode()).hexdigest()[:12] if m.snapshot.root else "none"
+    cache = Path(config.config_file_path).parent / ".cache" / "notebook-pages" / key
+    for file in files:
+        if not file.src_uri.endswith(".ipynb") or file.abs_src_path is None:
+            continue
+        lang = file.src_uri.split("/", 1)[0]
+        lang = lang if lang in ("en", "zh-TW") else "en"
+        try:
+            file.abs_src_path = str(notebook.page_source(Path(file.abs_src_path), m.snapshot.root, lang, cache))
+        except notebook.NotebookError as exc:
+            raise PluginError(f"attn-examples: {exc}") from None
+    return files
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> str:
     from attn_examples import prose
 

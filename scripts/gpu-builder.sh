@@ -6,6 +6,8 @@
 # MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt), one snapshot
 # each, packed as matrix-<name>.tar.gz, then stops; with BASELINE=1 the baseline itself first
 # (the default configuration, --extended, with counters: snapshots/<device>), as matrix-baseline.tar.gz.
+# NOTEBOOK=1 runs instead the site's notebook beside NOTEBOOK_SNAPSHOT (default snapshots/nvidia-h200) and
+# brings back its frozen outputs (notebook.ipynb) with the GPU tests' result.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -24,6 +26,18 @@ fi
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/work/nvidia-smi.txt"
 (command -v ncu && ncu --version) > "$OUT/work/ncu-version.txt" 2>&1
+
+if [ "${NOTEBOOK:-0}" = 1 ]; then   # NOTEBOOK=1: run the site's notebook beside a snapshot, freeze its outputs
+  snap=${NOTEBOOK_SNAPSHOT:-snapshots/nvidia-h200}
+  log "notebook beside $snap"
+  /usr/bin/time -f "%e s wall" attn-examples notebook "$snap" > "$OUT/work/notebook.log" 2>&1
+  tail -n 5 "$OUT/work/notebook.log"; cp "$snap/notebook.ipynb" "$OUT/notebook.ipynb" 2>/dev/null
+  log "gpu tests and the notebook tests"
+  python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tail -n 5 | tee "$OUT/work/pytest-gpu.log"
+  python3 -m pytest tests/test_notebook.py -q -p no:cacheprovider 2>&1 | tail -n 3 | tee "$OUT/work/pytest-notebook.log"
+  tar -C "$OUT" -czf "$OUT/notebook.tar.gz" work && rm -rf "$OUT/work"
+  log done; exit 0
+fi
 
 if [ "${ACCEPT:-0}" = 1 ]; then
   OUT="$OUT" bash scripts/gpu-acceptance.sh
