@@ -68,7 +68,8 @@ def _text(value: Any, where: str) -> str:
     else:
         raise NotebookError(f"{where}: expected text")
     # A progress bar redraws its line with carriage returns: keep what a terminal would show last.
-    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+    # A shell command's output ends its lines with \r\n, which is a plain newline.
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n"))
 
 
 def _outputs(cell: dict, where: str) -> tuple[Output, ...]:

@@ -86,9 +86,9 @@ def test_a_device_name_is_escaped_in_the_banner(tmp_path: Path) -> None:
 
 def test_a_progress_bar_shows_its_last_frame(tmp_path: Path) -> None:
     snap = _freeze(tmp_path / "snap", outputs=[{"output_type": "stream", "name": "stderr",
-                                                "text": "measuring 1/8\rmeasuring 8/8\ndone\n"}])
+                                                "text": "measuring 1/8\rmeasuring 8/8\ndone\r\nnext\n"}])
     run = notebook.load_frozen(snap)
-    assert run.outputs[0][0].text == "measuring 8/8\ndone\n"
+    assert run.outputs[0][0].text == "measuring 8/8\ndone\nnext\n"   # a shell's \r\n ends a line
 
 
 def test_a_broken_file_is_one_line(tmp_path: Path) -> None:
