@@ -590,6 +590,39 @@ def figure_svg(snap: Snapshot, name: str, variant_id: str | None = None, lang: s
     return svg
 
 
+def takeaway(snap: Snapshot, name: str, lang: str) -> str:
+    """The figure's point in one sentence, computed from the snapshot: extremes and their ratio,
+    never a word typed for one device. Empty where a figure has no single point to make."""
+    from attn_examples.render import fmt_ratio, fmt_us
+
+    ids = _labels(snap)
+    if not ids:
+        return ""
+    if name == "kernels":
+        from attn_examples.render import join_words
+
+        totals = {v: views.counts(snap.variants[v])["gpu_activities"] for v in ids}
+        if max(totals.values()) == 0:   # a CPU: no GPU activities to compare
+            return ""
+        fewest, most = min(totals.values()), max(totals.values())
+        low = join_words([title(lang, v) for v in ids if totals[v] == fewest], lang)
+        high = join_words([title(lang, v) for v in ids if totals[v] == most], lang)
+        return t(lang, "take_kernels").format(low=low, n=fewest, high=high, m=most)
+    if name == "device_time":
+        rows = {r["id"]: r["device_us"] for r in views.summary_rows(snap) if r["available"] and r["device_us"]}
+        low, high = min(rows, key=rows.get), max(rows, key=rows.get)
+        return t(lang, "take_time").format(low=title(lang, low), t_low=fmt_us(rows[low]), high=title(lang, high),
+                                           t_high=fmt_us(rows[high]), ratio=fmt_ratio(rows[high] / rows[low]))
+    if name == "hbm_traffic" and hardware.available(snap):
+        ratio = {v: s["dram_per_score"] for v in snap.counters.variants
+                 if (s := hardware.variant_totals(snap, v)) and s.get("dram_per_score") is not None}
+        if ratio:
+            low, high = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+            return t(lang, "take_hbm").format(low=title(lang, low), r_low=f"{ratio[low]:.2f}×",
+                                              high=title(lang, high), r_high=f"{ratio[high]:.2f}×")
+    return ""
+
+
 def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) -> str:
     """The figure inside <figure>: a wide and a narrow drawing (the page shows the one that fits
     its width), a localized title (alt text) and caption."""
@@ -609,5 +642,7 @@ def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) ->
     body = wide if name == "timeline" else (
         f'<div class="attn-fig-wide">{wide}</div>'
         f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, variant_id, lang, narrow=True))}</div>')
+    point = takeaway(snap, name, lang) if variant_id is None else ""
+    lead = f"<strong>{html.escape(point)}</strong> " if point else ""
     return (f'<figure class="attn-figure" id="{fig_id}" data-search-exclude>{body}'
-            f"<figcaption>{html.escape(alt)}</figcaption></figure>")
+            f"<figcaption>{lead}{html.escape(alt)}</figcaption></figure>")

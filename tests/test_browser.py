@@ -149,6 +149,9 @@ def test_notebook_page_renders_as_a_notebook(server: str, browser) -> None:
     for path in ("/notebook/", "/zh-TW/notebook/"):
         context, page, errors, _ = _visit(browser, server, path)
         assert page.locator(".jp-Cell").count() > 0 and not errors
+        # the default snapshot carries a frozen run: its outputs show, under a banner naming the device
+        assert page.locator(".jp-OutputArea-output").count() >= 8
+        assert "NVIDIA H200" in page.locator(".admonition").first.inner_text()
         context.close()
 
 

@@ -69,3 +69,21 @@ def test_a_kernel_name_on_hover_is_escaped() -> None:
     svg = figures._svg(fig, "hostile", lay)
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert snap   # the snapshot loads beside it: nothing else is needed
+
+
+@pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
+def test_a_caption_leads_with_the_point_the_measurement_makes(folder) -> None:
+    """Computed, not typed: the extremes named in the caption are the snapshot's own."""
+    snap = load_snapshot(folder)
+    rows = {r["id"]: r for r in figures.views.summary_rows(snap) if r["available"]}
+    times = {v: r["device_us"] for v, r in rows.items() if r["device_us"]}
+    point = figures.takeaway(snap, "device_time", "en")
+    slowest = min(times, key=lambda v: -times[v])
+    fastest = min(times, key=times.get)
+    first, second = point.split(" to ", 1)
+    assert f"({figures.title('en', fastest)})" in first and f"({figures.title('en', slowest)})" in second, point
+    kernels = figures.takeaway(snap, "kernels", "zh-TW")
+    counts = {v: figures.views.counts(snap.variants[v])["gpu_activities"] for v in rows}
+    assert (kernels == "") == (max(counts.values()) == 0)
+    if kernels:
+        assert f"最多 {max(counts.values())} 個" in kernels
