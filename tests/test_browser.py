@@ -175,17 +175,24 @@ def test_figures_are_legible_in_both_schemes(server: str, browser, scheme: str) 
 
 
 def test_key_pages_screenshots(server: str, browser) -> None:
-    """Saved for people to look at (test-artifacts/screenshots); asserts only that they were taken."""
+    """Saved for people to look at (test-artifacts/screenshots): the overview, naive, flash and cuDNN
+    pages in both languages, at a desktop's and a phone's width, light and dark; asserts only that
+    they were taken."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shots = []
-    for path in ("/", "/flash/", "/cudnn/", "/occupancy/", "/scaling/", "/zh-TW/", "/zh-TW/cudnn/",
-                 "/zh-TW/scaling/"):
-        for scheme in ("light", "dark"):
-            context, page, _, _ = _visit(browser, server, path, scheme)
-            name = (path.strip("/").replace("/", "_") or "index") + f"-{scheme}.png"
-            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
-            shots.append(ARTIFACTS / name)
-            context.close()
+    for base in ("/", "/naive/", "/flash/", "/cudnn/", "/scaling/"):
+        for path in (base, "/zh-TW" + base):
+            for device, (width, height) in WIDTHS.items():
+                for scheme in ("light", "dark"):
+                    if base == "/scaling/" and (device, scheme) != ("desktop", "light"):
+                        continue
+                    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": height})
+                    page = context.new_page()
+                    page.goto(server + path, wait_until="networkidle")
+                    name = (path.strip("/").replace("/", "_") or "index") + f"-{device}-{scheme}.png"
+                    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+                    shots.append(ARTIFACTS / name)
+                    context.close()
     assert all(p.stat().st_size > 10_000 for p in shots)
 
 
