@@ -169,7 +169,8 @@ def summary_table(snap: Snapshot, lang: str) -> str:
     for row in views.summary_rows(snap):
         name = _e(title(lang, row["id"]))
         if not row["available"]:
-            rows.append([name, f'<em>{t(lang, "unavailable")}</em>', "", "", "", "", "", "", "", "", ""])
+            # said under the name, not in a number column it would widen
+            rows.append([f'{name}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 10)
             continue
         rows.append([
             name, fmt_num(row["kernels"]), fmt_num(row["gpu_activities"]), fmt_us(row["device_us"]),
@@ -646,7 +647,8 @@ def training_table(snap: Snapshot, lang: str) -> str:
     for p in snap.training.points:
         forward = views.counts(snap.variants[p.variant]).get("kernels") if snap.variants[p.variant].available else None
         if not p.available:
-            rows.append([_e(title(lang, p.variant)), f'<em>{t(lang, "unavailable")}</em>', "", "", ""])
+            rows.append([f'{_e(title(lang, p.variant))}<br><em class="attn-detail">{t(lang, "unavailable")}</em>']
+                        + ["–"] * 4)
             continue
         rows.append([_e(title(lang, p.variant)), fmt_num(p.kernels), fmt_num(p.gpu_activities), fmt_us(p.device_us),
                      fmt_num(forward)])

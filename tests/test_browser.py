@@ -247,8 +247,10 @@ def _layout_problems(browser, base: str, path: str, width: int, height: int) -> 
 
 @pytest.mark.parametrize("device", WIDTHS)
 def test_tables_fit_and_figures_fill_the_column_legibly(built: Built, server: str, browser, device: str) -> None:
-    """Every page, both languages: no table (in its default columns) wider than the column, no
-    figure narrower than the column, no figure text below the minimum."""
+    """Every page, both languages, of the top site and of the site of every committed snapshot (they
+    are served under snapshots/: a CPU's tables and an FP32 run's differ from the H200's): no table
+    (in its default columns) wider than the column, no figure narrower than the column, no figure
+    text below the minimum."""
     width, height = WIDTHS[device]
     problems = [p for path in _urls(built) for p in _layout_problems(browser, server, path, width, height)]
     assert not problems, "\n".join(problems)
