@@ -30,7 +30,8 @@ def _article(html: str) -> str:
 def test_the_articles_path_reads_in_about_25_minutes(built: Built) -> None:
     words = {page: word_counts.page_words(built.site, "en", page) for page in word_counts.article_path()}
     assert len(words) == 9 and list(words)[0] == "index.md" and list(words)[-1] == "takeaways.md", list(words)
-    total = sum(words.values())
+    total = word_counts.path_words(built.site, "en")
+    assert total == sum(words.values())
     assert total <= word_counts.BUDGET, f"{total} English words on the path (budget {word_counts.BUDGET}): {words}"
 
 
