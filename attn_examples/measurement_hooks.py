@@ -9,6 +9,9 @@
   (`attn_examples.metrics` lists the keys), `{{ claim.<id> }}` the claim's value and verdict,
   `{{ article.<key> }}` a labelled quotation. A value this measurement does not have fails the
   build, naming the page and the key: the sentence that needs it belongs in a branch;
+- a page that shows a measured block (a table or figure from `attn_examples.site`) gets one
+  provenance line under its title (`render.provenance`: the device, dtype and shape, the rest on
+  demand); a page without one gets none;
 - `@root@/` in rendered HTML becomes the page's relative path to the site root; in Chinese pages a
   line break between two Chinese characters is joined (a browser would show it as a space);
 - after the build, each measured variant's trace is copied to `traces/<device>/`.
@@ -96,6 +99,26 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> 
         return prose.render(markdown, m, value, where=page.file.src_uri)
     except prose.ProseError as exc:
         raise PluginError(str(exc)) from None
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
+    """One provenance line per page that shows a measured block, under its title: where the page's
+    tables, figures and values come from, once."""
+    from attn_examples import render
+
+    if render.MEASURED_MARK not in html:
+        return html
+    html = html.replace(render.MEASURED_MARK, "")
+    if 'class="attn-provenance"' in html:   # the page shows it itself (about.md)
+        return html
+    m = _site().current()
+    lang = "zh-TW" if page.file.src_uri.startswith("zh-TW/") else "en"
+    line = render.provenance(m.snapshot, lang, m.live)
+    title_end = html.find("</h1>")
+    if title_end == -1:
+        return line + html
+    title_end += len("</h1>")
+    return html[:title_end] + "\n" + line + html[title_end:]
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -73,21 +73,34 @@ def _e(text: Any) -> str:
 
 # ---- provenance --------------------------------------------------------------------------------
 
-def provenance(snap: Snapshot, lang: str, live: bool) -> str:
-    """One line under every table and figure: device, versions, date, commit, live or snapshot."""
-    p = snap.provenance
-    parts = [f"{t(lang, 'measured_on')} <strong>{_e(p.device_name)}</strong>"]
-    if p.compute_capability:
-        parts[0] += f" (sm {p.compute_capability}, {p.sm_count} {t(lang, 'sms')})"
-    versions = f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else "")
-    parts.append(_e(versions))
-    c = snap.config
+# Left by every measured block (attn_examples.site.Page) in its HTML; the build's page hook
+# (attn_examples.measurement_hooks.on_page_content) removes the marks and puts one provenance line
+# under the page's title, so a page says once where its numbers come from.
+MEASURED_MARK = "<!-- attn:measured -->"
+
+
+def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False) -> str:
+    """The page's one provenance line: the device, dtype, shape and whether this build measured, with
+    the rest on demand (compute capability, versions, date, commit), a link to the legend of the
+    check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
+    p, c = snap.provenance, snap.config
+    device = f"<strong>{_e(p.device_name)}</strong>"
+    summary = (f"{t(lang, 'measured_on')} {device} · {DTYPE_WORDS.get(c.dtype, _e(c.dtype))} "
+               f"{fmt_shape(c.shape)} · {t(lang, 'live_short' if live else 'snapshot_short')}")
+    comma = ", " if lang == "en" else "，"
+    parts = [_e(p.device_name) + (paren(lang, f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}")
+                                  if p.compute_capability else "")]
+    parts.append(_e(f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else "")))
     parts.append(f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}")
     parts.append(_e(p.measured_at[:10]))
     if p.git_commit:
         parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
     parts.append(t(lang, "live" if live else "snapshot"))
-    return f'<p class="attn-provenance" data-search-exclude>{" · ".join(parts)}</p>'
+    home = f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}"
+    links = (f'<a href="{home}#marks">{t(lang, "marks_link")}</a> · '
+             f'<a href="{home}about/">{t(lang, "about_link")}</a>')
+    return (f'<details class="attn-provenance" data-search-exclude{" open" if opened else ""}>'
+            f"<summary>{summary}</summary><p>{' · '.join(parts)}</p><p>{links}</p></details>")
 
 
 # ---- tables ------------------------------------------------------------------------------------

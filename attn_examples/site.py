@@ -241,8 +241,9 @@ class Page:
         return current()
 
     def _with_provenance(self, body: str) -> str:
-        m = self._m()
-        return body + render.provenance(m.snapshot, self.lang, m.live)
+        """A measured block: marked, so that the page hook gives its page one provenance line
+        (render.MEASURED_MARK), not one line per table or figure."""
+        return body + render.MEASURED_MARK
 
     def summary(self) -> str:
         return self._with_provenance(render.summary_table(self._m().snapshot, self.lang))
@@ -261,11 +262,13 @@ class Page:
         return self._with_provenance(render.article_table(self._m().snapshot, self.lang))
 
     def dispatch(self) -> str:
-        return render.dispatch_note(self._m().snapshot, self.lang)
+        return self._with_provenance(render.dispatch_note(self._m().snapshot, self.lang))
 
     def provenance(self) -> str:
+        """The page's provenance line, unfolded (the about page shows it in full; a page that shows it
+        gets no second one from the hook)."""
         m = self._m()
-        return render.provenance(m.snapshot, self.lang, m.live)
+        return render.provenance(m.snapshot, self.lang, m.live, opened=True)
 
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""

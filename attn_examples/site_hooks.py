@@ -26,6 +26,11 @@ guards both):
    converted (or executed, with ``execute: true``) again on every build.
    :func:`on_pre_build` and :func:`on_post_build` share one set across the
    language passes of a build and keep eviction from running before the last one.
+
+And one page is written from the nav: the site map (``site-map.md`` in each language) holds the
+marker ``<!-- site-map -->``, which :func:`on_page_markdown` replaces with every section and page
+of this language's nav, titles as translated (:func:`on_nav` runs after i18n's), as Markdown links
+that MkDocs then resolves and checks like any other. ``mkdocs.yml``'s nav stays the one list.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any
 import mkdocs.plugins
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs_jupyter.plugin import NotebookFile
 
 _I18N = "i18n"
@@ -167,3 +173,41 @@ def on_post_build(config: MkDocsConfig) -> None:
         jupyter._used_cache_paths = _BuildState.used_cache_paths | existing
     else:
         jupyter._used_cache_paths = _BuildState.used_cache_paths
+
+
+# ---- the site map, from the nav ------------------------------------------------------------------
+
+SITE_MAP_MARKER = "<!-- site-map -->"
+
+
+class _NavState:
+    """This language pass's nav (i18n builds each language with its own, translated)."""
+
+    nav: Navigation | None = None
+
+
+@mkdocs.plugins.event_priority(-110)  # after i18n's on_nav (-100) translated the titles
+def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+    _NavState.nav = nav
+    return nav
+
+
+def _map_lines(items: list, here: str, level: int) -> list[str]:
+    lines: list[str] = []
+    for item in items:
+        if getattr(item, "children", None):   # a section: a heading, then its pages
+            lines += ["", f"{'#' * level} {item.title}", ""] + _map_lines(item.children, here, level + 1)
+        elif getattr(item, "file", None) is not None:
+            lines.append(f"- [{item.title}]({posixpath.relpath(item.file.src_uri, here)})")
+    return lines
+
+
+def site_map(nav: Navigation, page_src_uri: str) -> str:
+    """Every section and page of `nav` as Markdown, linked relative to the page at `page_src_uri`."""
+    return "\n".join(_map_lines(nav.items, posixpath.dirname(page_src_uri), 2)).strip() + "\n"
+
+
+def on_page_markdown(markdown: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+    if SITE_MAP_MARKER not in markdown or _NavState.nav is None:
+        return markdown
+    return markdown.replace(SITE_MAP_MARKER, site_map(_NavState.nav, page.file.src_uri))

@@ -61,7 +61,7 @@ def test_every_page_carries_this_measurements_provenance(sites: Sites, name: str
         for page in PAGES:
             html = _page(sites, name, lang, page)
             assert "Traceback" not in html and "{{" not in html and "{%" not in html and render.SITE_ROOT not in html
-            for line in re.findall(r'<p class="attn-provenance" data-search-exclude>(.*?)</p>', html, re.S):
+            for line in re.findall(r'<details class="attn-provenance" data-search-exclude(?: open)?>(.*?)</details>', html, re.S):
                 seen += 1
                 assert htmllib.escape(snap.provenance.device_name) in line and shape in line, (lang, page, line)
     assert seen >= 20
