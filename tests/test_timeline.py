@@ -150,7 +150,7 @@ def test_every_label_threshold_has_its_container_query() -> None:
         assert re.search(rf"@container tl \(width < {width}px\) {{ \.tl-min-{width} {{ display: none; }} }}", css), width
         assert re.search(rf"@container tl \(width >= {width}px\) {{ \.tl-max-{width} {{ display: none; }} }}", css), width
     config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "stylesheets/timeline.css" in config
+    assert "stylesheets/timeline.css" in config and "javascripts/timeline.js" in config
 
 
 def test_the_cpu_snapshot_draws_host_ops_alone() -> None:
@@ -213,11 +213,12 @@ def test_every_string_from_a_trace_reaches_the_reader_as_text() -> None:
         assert not re.search(r'=\s*"[^"]*"[^\s/>]', fragment), "an attribute value broke out of its quotes"
 
 
-def test_the_page_helper_routes_timelines_here_with_provenance_and_the_trace_link() -> None:
+def test_the_page_helper_routes_timelines_here_with_provenance_and_the_perfetto_button() -> None:
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     with site.pinned(site.BuildMeasurement(snap, False, 0.0)):
         out = site.Page("zh-TW").figure("timeline", "sdpa_flash")
     assert out.count('class="attn-figure attn-timeline"') == 1
     trace = re.search(r'<p class="attn-trace">.*?</p>', out, re.S).group(0)
-    assert 'href="@root@/traces/nvidia-h200/sdpa_flash-' in trace
+    assert 'href="@root@/traces/nvidia-h200/sdpa_flash-' in trace and 'class="attn-perfetto"' in trace
+    assert "在 Perfetto 中開啟" in trace
     assert out.index("attn-trace") < out.index("attn-provenance")
