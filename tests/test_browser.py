@@ -258,9 +258,9 @@ def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, b
         longest.hover()
         tip = figure.locator(".tl-tip")
         tip.wait_for(state="visible", timeout=3000)
-        duration = next(line for line in longest.get_attribute("aria-label").split("\n")
-                        if line.startswith(("Duration: ", "耗時：")))
-        if duration not in tip.inner_text().split("\n"):
+        duration = next((line for line in (longest.get_attribute("aria-label") or "").split("\n")
+                         if line.startswith(("Duration: ", "耗時："))), None)
+        if duration is None or duration not in tip.inner_text().split("\n"):
             problems.append(f"{path}: the tooltip does not show {duration!r}: {tip.inner_text()[:120]!r}")
         box, tip_box = figure.bounding_box(), tip.bounding_box()
         if tip_box["x"] < box["x"] - 0.5 or tip_box["x"] + tip_box["width"] > box["x"] + box["width"] + 0.5:
@@ -317,16 +317,21 @@ def test_keyboard_moves_between_marks_and_zooms(server: str, browser) -> None:
     context.close()
 
 
+# Like Perfetto, the stub listens only once it has "loaded" (a second after opening): a message posted
+# before then is lost, so the page must keep pinging until it hears PONG.
 _PERFETTO_STUB = """<!doctype html><title>stub</title><script>
 window.received = null;
-window.addEventListener("message", function (e) {
-  if (e.data === "PING") { e.source.postMessage("PONG", "*"); return; }
-  if (e.data && e.data.perfetto) {
-    const p = e.data.perfetto;
-    window.received = {bytes: p.buffer.byteLength, isBuffer: p.buffer instanceof ArrayBuffer, title: p.title,
-                       fileName: p.fileName, origin: e.origin};
-  }
-});
+window.pings = 0;
+setTimeout(function () {
+  window.addEventListener("message", function (e) {
+    if (e.data === "PING") { window.pings += 1; e.source.postMessage("PONG", "*"); return; }
+    if (e.data && e.data.perfetto) {
+      const p = e.data.perfetto;
+      window.received = {bytes: p.buffer.byteLength, isBuffer: p.buffer instanceof ArrayBuffer, title: p.title,
+                         fileName: p.fileName, origin: e.origin, pings: window.pings};
+    }
+  });
+}, 1000);
 </script>"""
 
 
@@ -355,6 +360,7 @@ def test_open_in_perfetto_hands_the_trace_over_only_when_clicked(built: Built, s
     popup = opened.value
     popup.wait_for_function("window.received !== null", timeout=15000)
     received = popup.evaluate("window.received")
+    assert received["pings"] >= 1, "the trace came before the handshake"
     assert received["isBuffer"] and received["bytes"] == local.stat().st_size
     assert received["fileName"] == local.name and received["title"]
     assert received["origin"] == server
