@@ -251,7 +251,7 @@ def label_candidates(m: Mark) -> list[str]:
     shortest = min(out, key=len, default="")
     # a long name with no shorter form (sm80_xmma_gemm_f32f32_…, nvjet_sm90_tst_…) is abbreviated at
     # its own word breaks, marked with an ellipsis: never cut inside a word
-    cuts = [i for i in range(8, min(len(shortest), 40)) if shortest[i] == "_" and shortest[i - 1] != "_"]
+    cuts = [i for i in range(5, min(len(shortest), 40)) if shortest[i] == "_" and shortest[i - 1] != "_"]
     out += [shortest[:i] + "…" for i in cuts if shortest[:i] + "…" not in out]
     return sorted(out, key=len, reverse=True)
 
@@ -445,5 +445,6 @@ def figure_html(snap: Snapshot, variant_id: str, lang: str) -> str:
         raise KeyError(f"figure 'timeline': variant {variant_id!r} is not measured in this snapshot")
     rows = views.kernel_rows(result)
     tl = build(load_trace(snap, variant_id), rows, len(result.profile.steps) if result.profile else 1)
-    label = t(lang, "timeline_fig_alt").format(title=title(lang, variant_id))
+    key = "timeline_fig_alt" if tl.lane("api") or tl.lane("gpu") else "timeline_host_alt"
+    label = t(lang, key).format(title=title(lang, variant_id))
     return render_figure(tl, lang, label, f"fig-timeline-{variant_id}") + render.trace_link(snap, variant_id, lang)

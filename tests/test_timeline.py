@@ -163,6 +163,7 @@ def test_the_cpu_snapshot_draws_host_ops_alone() -> None:
         assert len(re.findall(r'<text class="tl-lane-name"', fragment)) == 1
         depth = {m["attrs"]["data-row"] for m in marks}
         assert len(depth) > 3, "nesting depth drawn as sub-rows"
+        assert "GPU" not in re.search(r"<figcaption>(.*?)</figcaption>", fragment).group(1).replace("no GPU", "")
 
 
 class _Tags(HTMLParser):
