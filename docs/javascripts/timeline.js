@@ -164,9 +164,14 @@
         it.label.style.display = text ? "" : "none";
         if (text) it.label.setAttribute("x", ((v0 + v1) / 2).toFixed(4) + "%");
       });
+      // a link is drawn while both its ends are in view: one running off the side would cross the
+      // lanes almost flat, through the lane names
       links.forEach(function (l) {
-        l.line.setAttribute("x1", clampPct(pct(l.from.s)).toFixed(4) + "%");
-        l.line.setAttribute("x2", clampPct(pct(l.to.s)).toFixed(4) + "%");
+        var from = pct(l.from.s), to = pct(l.to.s);
+        var inView = from >= -1 && from <= 101 && to >= -1 && to <= 101;
+        l.line.style.display = inView ? "" : "none";
+        l.line.setAttribute("x1", clampPct(from).toFixed(4) + "%");
+        l.line.setAttribute("x2", clampPct(to).toFixed(4) + "%");
       });
       drawAxis(w);
       placeRing();
@@ -241,10 +246,11 @@
       if (at) {
         x = at.x - box.left + 14;
         y = at.y - box.top + 18;
-      } else {
+      } else {   // keyboard focus: under the plot, so the lanes below the mark stay in sight
         var r = it.rect.getBoundingClientRect();
-        x = Math.max(r.left, svg.getBoundingClientRect().left) - box.left;
-        y = r.bottom - box.top + 6;
+        var plotBox = svg.getBoundingClientRect();
+        x = Math.max(r.left, plotBox.left) - box.left;
+        y = plotBox.bottom - box.top + 4;
       }
       var w = tip.offsetWidth;
       x = Math.max(0, Math.min(x, box.width - w));
