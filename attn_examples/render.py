@@ -205,7 +205,7 @@ def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
               f'data-file="{_e(name)}" {messages}>{_e(t(lang, "perfetto_button"))}</button>'
               '<span class="attn-perfetto-status" role="status"></span>')
     return (f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
-            f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span> {button}</p>')
+            f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span>{button}</p>')
 
 
 def article_table(snap: Snapshot, lang: str) -> str:
