@@ -284,6 +284,12 @@ def _lines(lines: list[str]) -> str:
     return "&#10;".join(_e(line) for line in lines)
 
 
+def _num(value: float) -> str:
+    """A time in µs as the trace has it (to the ns), for the script: no significant digit dropped."""
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
 def _pct(value: float, end: float) -> str:
     text = f"{value / end * 100 if end > 0 else 0.0:.4f}".rstrip("0").rstrip(".")
     return f"{'0' if text in ('', '-0') else text}%"
@@ -299,9 +305,14 @@ def ticks(end: float, target: int = 8) -> tuple[float, list[float]]:
     return step, [i * step for i in range(int(end / step + 1e-9) + 1)]
 
 
+def tick_digits(step: float) -> int:
+    """Decimals a tick step needs: none for 25 or 500, one for 2.5 or 0.5, two for 0.25."""
+    exponent = math.floor(math.log10(step))
+    return max(0, -exponent + (1 if round(step / 10 ** exponent, 3) == 2.5 else 0))
+
+
 def tick_label(value: float, step: float) -> str:
-    digits = max(0, -math.floor(math.log10(step))) + (1 if round(step / 10 ** math.floor(math.log10(step)), 3) == 2.5 else 0)
-    return f"{value:,.{digits}f}"
+    return f"{value:,.{tick_digits(step)}f}"
 
 
 def _lane_name(tl: Timeline, lane: str, row: int, lang: str) -> str:
@@ -373,7 +384,7 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
         if m.lane == "gpu" and not m.in_step:
             classes.append("tl-other")
         top = row_top[(m.lane, m.row)] + (ROW - BAR) / 2
-        attrs = [f'data-i="{index}"', f'data-s="{m.start:g}"', f'data-e="{m.end:g}"', f'data-row="{m.row}"',
+        attrs = [f'data-i="{index}"', f'data-s="{_num(m.start)}"', f'data-e="{_num(m.end)}"', f'data-row="{m.row}"',
                  f'data-track="{track_of[(m.lane, m.row)]}"', f'data-cat="{_e(m.cat)}"',
                  f'data-labels="{_e(json.dumps(label_candidates(m)))}"']
         if m.lane == "gpu":
@@ -391,7 +402,7 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
     marker = (f'<defs><marker id="{_e(fig_id)}-arrow" class="tl-arrow" viewBox="0 0 6 6" refX="6" refY="3" '
               f'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z"/></marker></defs>')
     return (f'<svg class="tl-svg" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="{_e(label)}" '
-            f'width="100%" height="{height}" style="height:{height}px" data-end="{end:g}">'
+            f'width="100%" height="{height}" style="height:{height}px" data-end="{_num(end)}">'
             f'<title>{_e(label)}</title>{marker}<g class="tl-grid">{grid}</g><g class="tl-links">{"".join(links)}</g>'
             f'{axis}{"".join(headers)}<g class="tl-marks">{"".join(parts)}</g></svg>')
 

@@ -223,3 +223,20 @@ def test_the_page_helper_routes_timelines_here_with_provenance_and_the_perfetto_
     assert 'href="@root@/traces/nvidia-h200/sdpa_flash-' in trace and 'class="attn-perfetto"' in trace
     assert "在 Perfetto 中開啟" in trace
     assert out.index("attn-trace") < out.index("attn-provenance")
+
+
+def test_times_keep_their_precision_and_ticks_their_decimals() -> None:
+    """Mark times are written to the trace's own precision (a long trace's kernel sits where it ran
+    at any zoom), and a tick step of 25 reads 25, not 25.0."""
+    folder = REPO / "snapshots" / "nvidia-h200-s16384-d128"
+    snap = load_snapshot(folder)
+    trace = load_trace(snap, "sdpa_math")
+    marks = _marks(_figure(folder, "sdpa_math"))
+    want = _expected(trace)
+    t0 = min(e["ts"] for e in trace["traceEvents"] if _STEP.fullmatch(str(e.get("name"))))
+    starts = sorted(round(e["ts"] - t0, 3) for e in want["gpu"])
+    drawn = sorted(float(m["attrs"]["data-s"]) for m in marks if "tl-gpu" in m["classes"] and "tl-other" not in m["classes"])
+    assert max(s for s in starts) > 100_000 and all(abs(a - b) < 1e-6 for a, b in zip(drawn, starts))
+    assert [timeline.tick_label(v, 25) for v in (0, 25, 50)] == ["0", "25", "50"]
+    assert [timeline.tick_label(v, 2.5) for v in (0, 2.5)] == ["0.0", "2.5"]
+    assert timeline.tick_label(1000, 250) == "1,000" and timeline.tick_label(0.25, 0.25) == "0.25"

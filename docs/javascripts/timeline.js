@@ -57,7 +57,7 @@
   function digitsFor(step) {
     var exponent = Math.floor(Math.log10(step));
     var mantissa = Math.round(step / Math.pow(10, exponent) * 1000) / 1000;
-    return Math.max(0, -exponent) + (mantissa === 2.5 ? 1 : 0);
+    return Math.max(0, -exponent + (mantissa === 2.5 ? 1 : 0));   // 25 → 0, 2.5 → 1, 0.25 → 2
   }
 
   function fmt(value, digits) {
