@@ -442,7 +442,7 @@ def render_figure(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
                f'<button type="button" class="tl-btn" data-act="in" aria-label="{_e(t(lang, "tl_zoom_in"))}" '
                f'title="{_e(t(lang, "tl_zoom_in"))}">+</button>'
                f'<button type="button" class="tl-btn" data-act="reset">{_e(t(lang, "tl_reset"))}</button>'
-               f'<span class="tl-range" aria-live="polite" data-template="{_e(t(lang, "tl_range"))}"></span></div>'
+               f'<span class="tl-range" data-template="{_e(t(lang, "tl_range"))}"></span></div>'
                f'<p class="tl-keys" id="{_e(fig_id)}-keys" hidden>{_e(t(lang, "tl_keys"))}</p>')
     return (f'<figure class="attn-figure attn-timeline" id="{_e(fig_id)}" data-search-exclude>{toolbar}'
             f'<div class="tl-plot">{render_svg(tl, lang, label, fig_id)}</div>{legend(tl, lang)}'

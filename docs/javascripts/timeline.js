@@ -343,7 +343,8 @@
       drag = null;
       if (!moved && ev.type === "pointerup") {
         var it = itemOf(ev.target);
-        if (it) { show(it, { x: ev.clientX, y: ev.clientY }); }   // a tap shows the details too
+        if (it) show(it, { x: ev.clientX, y: ev.clientY });   // a tap shows the details too,
+        else hide();                                          // a tap on empty ground hides them
       }
     }
     svg.addEventListener("pointerup", endDrag);
@@ -434,6 +435,7 @@
     if (window.ResizeObserver) new ResizeObserver(schedule).observe(plot);
     else window.addEventListener("resize", schedule);
     layout();
+    if (range) range.setAttribute("aria-live", "polite");   // announced when the reader zooms, not on load
   }
 
   // ---- Open in Perfetto -----------------------------------------------------------------------
