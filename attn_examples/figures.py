@@ -21,9 +21,9 @@ from typing import Any
 
 from attn_examples import article, hardware, views
 from attn_examples.i18n import SHORT_TITLES, t, title
-from attn_examples.snapshot import Snapshot, load_trace
+from attn_examples.snapshot import Snapshot
 
-FIGURES = ("kernels", "device_time", "timeline", "registers_occupancy", "scaling_time", "scaling_tflops",
+FIGURES = ("kernels", "device_time", "registers_occupancy", "scaling_time", "scaling_tflops",
            "scaling_memory", "hbm_traffic", "roofline")
 COUNTER_FIGURES = ("hbm_traffic", "roofline")   # drawn from the Nsight Compute pass
 INK = "#010101"  # replaced by currentColor
@@ -264,66 +264,6 @@ def draw_device_time(snap: Snapshot, lay: Layout) -> str:
     return _svg(fig, "device_time", lay)
 
 
-def _timeline_events(trace: dict) -> tuple[list[dict], list[dict], list[dict], float]:
-    """Host ops, launch calls and GPU work of the first active step, times relative to its start."""
-    events = [e for e in trace["traceEvents"] if e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))]
-    steps = sorted((e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: e["ts"])
-    step = steps[0]
-    start, end = step["ts"], step["ts"] + step["dur"]
-    inside = [e for e in events if start <= e["ts"] <= end and e.get("tid") == step.get("tid")]
-    ops = [e for e in inside if e.get("cat") == "cpu_op"]
-    launches = [e for e in inside if e.get("cat") in ("cuda_runtime", "cuda_driver")]
-    corr = {e.get("args", {}).get("correlation") for e in launches}
-    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
-           and e.get("args", {}).get("correlation") in corr]
-    return ops, launches, gpu, start
-
-
-def _depths(ops: list[dict]) -> list[int]:
-    order = sorted(range(len(ops)), key=lambda i: (ops[i]["ts"], -ops[i]["dur"]))
-    depth = [0] * len(ops)
-    stack: list[int] = []
-    for i in order:
-        while stack and ops[stack[-1]]["ts"] + ops[stack[-1]]["dur"] <= ops[i]["ts"]:
-            stack.pop()
-        depth[i] = len(stack)
-        stack.append(i)
-    return depth
-
-
-def draw_timeline(snap: Snapshot, variant_id: str) -> str:
-    plt = _pyplot()
-    ops, launches, gpu, t0 = _timeline_events(load_trace(snap, variant_id))
-    depth = _depths(ops)
-    max_depth = min(max(depth, default=0), 3)
-    lanes = [f"host ops {d}" for d in range(max_depth + 1)] + ["launch calls", "GPU"]
-    lane_y = {name: len(lanes) - 1 - i for i, name in enumerate(lanes)}
-    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(lanes) + 0.9))
-    _margins(fig, left=0.95, bottom=0.5, top=0.1, right=0.2)
-    end = max([e["ts"] + e["dur"] - t0 for e in ops + launches + gpu] + [1.0])
-    min_label = end / 14
-
-    def bar(e: dict, lane: str, color: str, label: str) -> None:
-        x, w = e["ts"] - t0, max(e["dur"], end / 800)
-        ax.broken_barh([(x, w)], (lane_y[lane] - 0.36, 0.72), facecolors=color, edgecolors=INK, linewidth=0.3)
-        if w >= min_label:
-            ax.text(x + w / 2, lane_y[lane], label[: max(4, int(w / end * 110))], ha="center", va="center",
-                    fontsize=6.5, clip_on=True, color="#000000")
-
-    for e, d in zip(ops, depth):
-        if d <= max_depth:
-            bar(e, f"host ops {d}", "#BBBBBB", e["name"].replace("aten::", ""))
-    for e in launches:
-        bar(e, "launch calls", "#E69F00" if e.get("cat") == "cuda_driver" else "#F0E442", e["name"])
-    for e in gpu:
-        kind = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}[e["cat"]]
-        bar(e, "GPU", KIND_COLORS[kind], views_short(e["name"]))
-    ax.set_yticks(list(lane_y.values()), list(lane_y.keys()))
-    ax.set_xlim(0, end * 1.01)
-    ax.set_xlabel(f"µs from the start of one profiled forward ({variant_id})")
-    return _svg(fig, f"timeline{variant_id}")
-
-
 def views_short(name: str) -> str:
     from attn_examples.render import short_kernel_name
 
@@ -527,9 +467,7 @@ def draw_roofline(snap: Snapshot, lay: Layout) -> str:
 CACHE_DIR = Path(os.environ.get("ATTN_EXAMPLES_FIGURE_CACHE", Path(__file__).resolve().parent.parent / ".cache" / "figures"))
 
 
-def _draw(snap: Snapshot, name: str, variant_id: str | None, lang: str, narrow: bool) -> str:
-    if name == "timeline":
-        return draw_timeline(snap, variant_id)
+def _draw(snap: Snapshot, name: str, lang: str, narrow: bool) -> str:
     lay = Layout(lang, narrow)
     scaling = {"scaling_time": "device_us", "scaling_tflops": "tflops_fraction", "scaling_memory": "peak_memory_bytes"}
     if name in scaling:
@@ -550,38 +488,30 @@ def _code_fingerprint() -> str:
     return hashlib.sha256(source + importlib.metadata.version("matplotlib").encode()).hexdigest()[:16]
 
 
-def _cache_key(snap: Snapshot, name: str, variant_id: str | None, lang: str, narrow: bool) -> str:
-    """Content of the snapshot (its JSON and, for timelines, the trace) + the code that draws + the layout."""
+def _cache_key(snap: Snapshot, name: str, lang: str, narrow: bool) -> str:
+    """Content of the snapshot (its JSON) + the code that draws + the language and layout."""
     digest = hashlib.sha256((snap.root / "snapshot.json").read_bytes() if snap.root else b"")
-    if variant_id is not None and snap.trace_path(variant_id) is not None:
-        digest.update(snap.trace_path(variant_id).read_bytes())
-    digest.update(f"{name}|{variant_id}|{lang}|{narrow}|{_code_fingerprint()}".encode())
+    digest.update(f"{name}|{lang}|{narrow}|{_code_fingerprint()}".encode())
     return digest.hexdigest()[:24]
 
 
 _memory: dict[str, str] = {}
 
 
-def figure_svg(snap: Snapshot, name: str, variant_id: str | None = None, lang: str = "en",
-               narrow: bool = False) -> str:
-    """The SVG for one figure in one language and layout. Drawn once per snapshot content and
-    code version: kept in memory, and on disk (.cache/figures) for the next build or serve reload."""
+def figure_svg(snap: Snapshot, name: str, lang: str = "en", narrow: bool = False) -> str:
+    """The SVG for one figure in one language and layout. Drawn once per snapshot content and code
+    version: kept in memory, and on disk (.cache/figures) for the next build or serve reload.
+    (The per-variant timeline is not drawn here: attn_examples.timeline renders it per language.)"""
     if name not in FIGURES:
         raise KeyError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
-    if (name == "timeline") != (variant_id is not None):
-        raise KeyError(f"figure {name!r}: a variant is {'required' if name == 'timeline' else 'not accepted'}")
-    if variant_id is not None and (variant_id not in snap.variants or not snap.variants[variant_id].available):
-        raise KeyError(f"figure {name!r}: variant {variant_id!r} is not measured in this snapshot")
-    if name == "timeline":
-        lang, narrow = "en", False
-    key = _cache_key(snap, name, variant_id, lang, narrow)
+    key = _cache_key(snap, name, lang, narrow)
     if key in _memory:
         return _memory[key]
-    path = CACHE_DIR / f"{name}-{variant_id or 'all'}-{key}.svg"
+    path = CACHE_DIR / f"{name}-{lang}-{'narrow' if narrow else 'wide'}-{key}.svg"
     if path.is_file():
         svg = path.read_text(encoding="utf-8")
     else:
-        svg = _draw(snap, name, variant_id, lang, narrow)
+        svg = _draw(snap, name, lang, narrow)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(svg, encoding="utf-8")
@@ -623,26 +553,23 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
     return ""
 
 
-def figure_html(snap: Snapshot, name: str, variant_id: str | None, lang: str) -> str:
+def figure_html(snap: Snapshot, name: str, lang: str) -> str:
     """The figure inside <figure>: a wide and a narrow drawing (the page shows the one that fits
-    its width), a localized title (alt text) and caption."""
-    alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt", "timeline": "timeline_fig_alt",
+    its width), a localized title (alt text), and a caption that leads with the figure's point."""
+    alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt",
                "registers_occupancy": "regs_fig_alt", "scaling_time": "scaling_time_alt",
                "scaling_tflops": "scaling_tflops_alt", "scaling_memory": "scaling_memory_alt",
                "hbm_traffic": "hbm_fig_alt", "roofline": "roofline_fig_alt"}[name]
-    alt = t(lang, alt_key).format(title=title(lang, variant_id) if variant_id else "")
-    fig_id = f"fig-{name}" + (f"-{variant_id}" if variant_id else "")
+    alt = t(lang, alt_key)
     label = html.escape(alt, quote=True)
 
     def labelled(svg: str) -> str:
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
         return re.sub(r"(<svg[^>]*>)", rf"\1<title>{html.escape(alt)}</title>", svg, count=1)
 
-    wide = labelled(figure_svg(snap, name, variant_id, lang, narrow=False))
-    body = wide if name == "timeline" else (
-        f'<div class="attn-fig-wide">{wide}</div>'
-        f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, variant_id, lang, narrow=True))}</div>')
-    point = takeaway(snap, name, lang) if variant_id is None else ""
+    body = (f'<div class="attn-fig-wide">{labelled(figure_svg(snap, name, lang, narrow=False))}</div>'
+            f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, lang, narrow=True))}</div>')
+    point = takeaway(snap, name, lang)
     lead = f"<strong>{html.escape(point)}</strong> " if point else ""
-    return (f'<figure class="attn-figure" id="{fig_id}" data-search-exclude>{body}'
+    return (f'<figure class="attn-figure" id="fig-{name}" data-search-exclude>{body}'
             f"<figcaption>{lead}{html.escape(alt)}</figcaption></figure>")

@@ -98,6 +98,7 @@ TEXT: dict[str, dict[str, str]] = {
         "kernels_fig_alt": "Bar chart: GPU activities per forward for each variant, split into kernels, memory copies and memsets; the article's A100 kernel counts are marked.",
         "time_fig_alt": "Bar chart: device time and host (dispatch) time per call for each variant, in microseconds, with interquartile ranges.",
         "timeline_fig_alt": "Timeline of one forward of {title}: host-side operators and launch calls above, GPU kernels below, on a shared time axis in microseconds.",
+        "timeline_host_alt": "Timeline of one forward of {title}: the host-side operators, nested by depth, on a time axis in microseconds (no GPU in this measurement).",
         "regs_fig_alt": "Scatter plot: registers per thread against Kineto's estimated occupancy for every kernel measured, coloured by variant.",
         "hbm_read": "HBM read", "hbm_write": "HBM written", "hbm_total": "HBM total", "x_qkvo": "× q+k+v+o",
         "x_scores": "× score matrix", "l2_write": "Written into L2", "tensor_gflop": "Tensor Core GFLOP",
@@ -119,6 +120,32 @@ TEXT: dict[str, dict[str, str]] = {
         "roofline_fig_alt": "Roofline chart, log-log: every kernel that computes, placed by FLOP per HBM byte and TFLOP/s achieved (both from hardware counters), under roofs measured on the same GPU: copy bandwidth, fp32 matrix product and bf16 matrix product.",
         "match_note": "ncu's kernels matched to the Kineto profile by launch order; every name agrees.",
         "match_broken": "ncu's kernels do not line up with the Kineto profile (different count or names): Kineto's column is left empty.",
+        # the interactive timeline (attn_examples/timeline.py, docs/javascripts/timeline.js)
+        "tl_lane_host": "Host thread {tid}: operators, nested downwards",
+        "tl_lane_api": "CUDA API calls on the host thread",
+        "tl_lane_gpu": "GPU stream {stream}: kernels, copies and memsets",
+        "tl_axis": "µs since the start of {step}",
+        "tl_op": "aten operator", "tl_annotation": "annotation (profiler step, record_function)",
+        "tl_runtime": "CUDA runtime call", "tl_driver": "CUDA driver call",
+        "tl_idle_call": "call that starts no GPU work (outlined)",
+        "tl_link": "launch → the GPU work it started (same correlation id)",
+        "tl_other": "GPU work launched outside this step (an earlier forward still running)",
+        "tl_other_note": "launched before this step: not part of this forward",
+        "tl_later_note": "launched after this step: not part of this forward",
+        "tl_start": "Starts at", "tl_median": "Median over {n} active steps", "tl_queue": "Launch to start",
+        "tl_corr": "Correlation id", "tl_stream": "Stream", "tl_bytes": "Bytes", "tl_starts": "Starts on the GPU",
+        "tl_full_name": "Full name", "tl_depth": "Nesting depth",
+        "tl_zoom_in": "Zoom in", "tl_zoom_out": "Zoom out", "tl_reset": "Reset",
+        "tl_range": "showing {a}–{b} µs",
+        "tl_keys": "Hover over a mark, or focus it with Tab, for its details. Zoom: the buttons, Ctrl/⌘ + wheel, "
+                   "or + and −; pan: drag, or Shift + ← →; ← → ↑ ↓ move between marks; 0 resets.",
+        "perfetto_button": "Open in Perfetto",
+        "perfetto_title": "Hands this trace file to ui.perfetto.dev in a new tab; Perfetto opens it in your browser "
+                          "and uploads it nowhere.",
+        "perfetto_opening": "Opening Perfetto in a new tab…",
+        "perfetto_sent": "Trace handed to Perfetto.",
+        "perfetto_blocked": "The browser blocked the new tab: allow pop-ups for this site, then click again.",
+        "perfetto_failed": "Could not read the trace file.",
     },
     "zh-TW": {
         "take_kernels": "每次 forward 的 GPU 活動最少 {n} 個（{low}），最多 {m} 個（{high}）。",
@@ -209,6 +236,7 @@ TEXT: dict[str, dict[str, str]] = {
         "kernels_fig_alt": "長條圖：各實作每次 forward 的 GPU 活動數，分為 kernel、記憶體複製與 memset；並標出原文在 A100 上的 kernel 數。",
         "time_fig_alt": "長條圖：各實作每次呼叫的裝置時間與主機端（派發）時間，單位微秒，附四分位距。",
         "timeline_fig_alt": "{title} 單次 forward 的時間軸：上方是主機端運算子與啟動呼叫，下方是 GPU kernel，共用同一條以微秒為單位的時間軸。",
+        "timeline_host_alt": "{title} 單次 forward 的時間軸：主機端運算子依巢狀層級往下排，時間軸以微秒為單位（這次量測沒有 GPU）。",
         "regs_fig_alt": "散佈圖：所有量測到的 kernel 的每執行緒暫存器數，對上 Kineto 估計的 occupancy，依實作著色。",
         "hbm_read": "HBM 讀取", "hbm_write": "HBM 寫入", "hbm_total": "HBM 合計", "x_qkvo": "× q+k+v+o",
         "x_scores": "× 分數矩陣", "l2_write": "寫入 L2", "tensor_gflop": "Tensor Core GFLOP",
@@ -230,6 +258,30 @@ TEXT: dict[str, dict[str, str]] = {
         "roofline_fig_alt": "雙對數 roofline 圖：每個有做運算的 kernel，依每 HBM 位元組的 FLOP 數與實際達到的 TFLOP/s（皆來自硬體計數器）定位；上限線是在同一張 GPU 上量到的複製頻寬、fp32 矩陣乘法與 bf16 矩陣乘法。",
         "match_note": "ncu 的 kernel 依啟動順序對應到 Kineto 的 profile，名稱全部一致。",
         "match_broken": "ncu 的 kernel 與 Kineto 的 profile 對不上（數量或名稱不同），Kineto 欄位留白。",
+        "tl_lane_host": "主機端執行緒 {tid}：運算子，巢狀層級往下排",
+        "tl_lane_api": "主機端執行緒上的 CUDA API 呼叫",
+        "tl_lane_gpu": "GPU stream {stream}：kernel、複製與 memset",
+        "tl_axis": "自 {step} 開始起算的時間（µs）",
+        "tl_op": "aten 運算子", "tl_annotation": "標註（profiler step、record_function）",
+        "tl_runtime": "CUDA runtime 呼叫", "tl_driver": "CUDA driver 呼叫",
+        "tl_idle_call": "沒有送出 GPU 工作的呼叫（空心）",
+        "tl_link": "啟動 → 它送出的 GPU 工作（相同的 correlation id）",
+        "tl_other": "不是這一步啟動的 GPU 工作（前一次 forward 還在執行）",
+        "tl_other_note": "在這一步之前啟動，不屬於這次 forward",
+        "tl_later_note": "在這一步之後啟動，不屬於這次 forward",
+        "tl_start": "開始於", "tl_median": "{n} 個 active step 的中位數", "tl_queue": "從啟動到開始執行",
+        "tl_corr": "Correlation id", "tl_stream": "Stream", "tl_bytes": "位元組數", "tl_starts": "在 GPU 上送出",
+        "tl_full_name": "完整名稱", "tl_depth": "巢狀層級",
+        "tl_zoom_in": "放大", "tl_zoom_out": "縮小", "tl_reset": "重設",
+        "tl_range": "顯示 {a}–{b} µs",
+        "tl_keys": "把游標移到區段上，或按 Tab 聚焦，即可看到細節。縮放：按鈕、Ctrl/⌘ + 滾輪，或 + 與 −；"
+                   "平移：拖曳，或 Shift + ← →；← → ↑ ↓ 在區段之間移動；0 重設。",
+        "perfetto_button": "在 Perfetto 中開啟",
+        "perfetto_title": "在新分頁把這個 trace 檔交給 ui.perfetto.dev；Perfetto 在你的瀏覽器裡開啟，不會上傳到任何地方。",
+        "perfetto_opening": "正在新分頁開啟 Perfetto…",
+        "perfetto_sent": "已把 trace 交給 Perfetto。",
+        "perfetto_blocked": "瀏覽器擋下了新分頁：請允許本站開啟快顯視窗，再按一次。",
+        "perfetto_failed": "無法讀取 trace 檔。",
     },
 }
 
@@ -279,6 +331,17 @@ ROLE_WORDS: dict[str, dict[str, str]] = {
               "fused": "產生的融合 kernel", "convert": "型別轉換（複製）", "scale": "乘法（縮放）",
               "fill": "填值", "mask": "遮罩", "where": "選取（where）", "add": "加法", "softmax": "softmax",
               "isneginf": "檢查 −∞", "reduce": "歸約", "other": "其他"},
+}
+
+
+# The families a timeline colours GPU activities by (views.FAMILIES).
+FAMILY_WORDS: dict[str, dict[str, str]] = {
+    "en": {"attention": "fused attention", "gemm": "matrix product (GEMM)", "softmax": "softmax",
+           "elementwise": "element-wise", "reduce": "reduction", "fused": "generated fused kernel (Triton)",
+           "memcpy": "memcpy", "memset": "memset", "other": "other kernel"},
+    "zh-TW": {"attention": "融合 attention", "gemm": "矩陣乘法（GEMM）", "softmax": "softmax",
+              "elementwise": "逐元素運算", "reduce": "歸約", "fused": "產生的融合 kernel（Triton）",
+              "memcpy": "memcpy", "memset": "memset", "other": "其他 kernel"},
 }
 
 

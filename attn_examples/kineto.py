@@ -22,7 +22,9 @@ class TraceError(ValueError):
 
 
 @dataclass
-class _Span:
+class Span:
+    """A complete ("X") event: a host op, an annotation or a profiler step."""
+
     name: str
     ts: float
     dur: float
@@ -48,7 +50,8 @@ def _triple(value: Any) -> list[int] | None:
     return None
 
 
-def _gpu_activity(event: dict, launch_api: str | None) -> dict:
+def gpu_activity(event: dict, launch_api: str | None) -> dict:
+    """One kernel, memcpy or memset as the snapshot records it, read off its trace event."""
     args = event.get("args", {})
     kind = GPU_CATEGORIES[event["cat"]]
     shared = _num(args, "shared memory")
@@ -71,22 +74,56 @@ def _int_or_none(value: float | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _self_times(ops: list[_Span]) -> dict[int, float]:
-    """Exclusive time of each op (index into `ops`): its duration minus its direct children's."""
-    self_us = {i: op.dur for i, op in enumerate(ops)}
+def parents(spans: list[Span]) -> list[int | None]:
+    """The span directly enclosing each span on its thread (an index into `spans`; None at the top):
+    a stack walk in start order, the longer of two spans that start together enclosing the other."""
+    parent: list[int | None] = [None] * len(spans)
     by_thread: dict[Any, list[int]] = defaultdict(list)
-    for i, op in enumerate(ops):
-        by_thread[op.tid].append(i)
+    for i, span in enumerate(spans):
+        by_thread[span.tid].append(i)
     for indices in by_thread.values():
-        indices.sort(key=lambda i: (ops[i].ts, -ops[i].dur))
+        indices.sort(key=lambda i: (spans[i].ts, -spans[i].dur))
         stack: list[int] = []
         for i in indices:
-            while stack and ops[stack[-1]].end <= ops[i].ts:
+            while stack and spans[stack[-1]].end <= spans[i].ts:
                 stack.pop()
-            if stack:
-                self_us[stack[-1]] -= ops[i].dur
+            parent[i] = stack[-1] if stack else None
             stack.append(i)
+    return parent
+
+
+def _self_times(ops: list[Span]) -> dict[int, float]:
+    """Exclusive time of each op (index into `ops`): its duration minus its direct children's."""
+    self_us = {i: op.dur for i, op in enumerate(ops)}
+    for i, parent in enumerate(parents(ops)):
+        if parent is not None:
+            self_us[parent] -= ops[i].dur
     return self_us
+
+
+def complete_events(trace: dict) -> list[dict]:
+    """The trace's complete ("X") events that carry a timestamp."""
+    events = trace.get("traceEvents")
+    if not isinstance(events, list):
+        raise TraceError("trace has no 'traceEvents' list")
+    return [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))]
+
+
+def profiler_steps(complete: list[dict]) -> list[tuple[int, Span]]:
+    """The `ProfilerStep#N` annotations on the host thread, in time order: (N, span)."""
+    steps: list[tuple[int, Span]] = []
+    for e in complete:
+        m = _STEP.match(str(e.get("name", "")))
+        if m and e.get("cat") in ("user_annotation", "cpu_op"):
+            steps.append((int(m.group(1)), Span(e["name"], e["ts"], _dur(e), e.get("tid"))))
+    if not steps:
+        raise TraceError("trace has no ProfilerStep#N annotations: was the profile run with a schedule?")
+    return sorted(steps, key=lambda s: s[1].ts)
+
+
+def _dur(event: dict) -> float:
+    dur = event.get("dur", 0.0)
+    return float(dur) if isinstance(dur, (int, float)) and not isinstance(dur, bool) else 0.0
 
 
 def parse_trace(trace: dict, label: str) -> dict:
@@ -94,19 +131,8 @@ def parse_trace(trace: dict, label: str) -> dict:
 
     `label` is the record_function name around the forward; its host and GPU spans are kept.
     """
-    events = trace.get("traceEvents")
-    if not isinstance(events, list):
-        raise TraceError("trace has no 'traceEvents' list")
-    complete = [e for e in events if e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))]
-
-    steps: list[tuple[int, _Span]] = []
-    for e in complete:
-        m = _STEP.match(e.get("name", ""))
-        if m and e.get("cat") in ("user_annotation", "cpu_op"):
-            steps.append((int(m.group(1)), _Span(e["name"], e["ts"], e.get("dur", 0.0), e.get("tid"))))
-    if not steps:
-        raise TraceError("trace has no ProfilerStep#N annotations: was the profile run with a schedule?")
-    steps.sort(key=lambda s: s[1].ts)
+    complete = complete_events(trace)
+    steps = profiler_steps(complete)
 
     def step_of(ts: float) -> int | None:
         for index, (_, span) in enumerate(steps):
@@ -136,10 +162,10 @@ def parse_trace(trace: dict, label: str) -> dict:
         if index is None:
             unattributed += 1
             continue
-        out[index]["gpu"].append(_gpu_activity(e, launch["name"]))
+        out[index]["gpu"].append(gpu_activity(e, launch["name"]))
 
     cpu_ops = [e for e in complete if e.get("cat") == "cpu_op"]
-    spans = [_Span(e["name"], e["ts"], e.get("dur", 0.0), e.get("tid")) for e in cpu_ops]
+    spans = [Span(e["name"], e["ts"], e.get("dur", 0.0), e.get("tid")) for e in cpu_ops]
     self_us = _self_times(spans)
     per_step_ops: list[dict[str, list[float]]] = [defaultdict(lambda: [0, 0.0, 0.0]) for _ in steps]
     for i, span in enumerate(spans):

@@ -255,13 +255,22 @@ def colon(lang: str) -> str:
 
 
 def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """The line under a kernel table or a timeline: download the variant's Kineto trace, or open it in
+    Perfetto. The button (docs/javascripts/timeline.js shows it) fetches the same file from this site
+    and hands it to ui.perfetto.dev only when clicked; without JavaScript the line says where to open it."""
     result = snap.variants[variant_id]
     if result.profile is None:
         return ""
-    href = f"{SITE_ROOT}traces/{snap.device_slug}/{result.profile.trace_file.split('/')[-1]}"
+    name = result.profile.trace_file.split("/")[-1]
+    href = f"{SITE_ROOT}traces/{snap.device_slug}/{name}"
     perfetto = f'{t(lang, "open_in_perfetto")}{colon(lang)}<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>'
+    messages = " ".join(f'data-{key}="{_e(t(lang, "perfetto_" + key))}"' for key in ("opening", "sent", "blocked", "failed"))
+    button = (f'<button type="button" class="attn-perfetto" hidden title="{_e(t(lang, "perfetto_title"))}" '
+              f'data-trace-title="{_e(title(lang, variant_id) + " · " + snap.provenance.device_name)}" '
+              f'data-file="{_e(name)}" {messages}>{_e(t(lang, "perfetto_button"))}</button>'
+              '<span class="attn-perfetto-status" role="status"></span>')
     return (f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
-            f'{paren(lang, perfetto)}</p>')
+            f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span>{button}</p>')
 
 
 def article_table(snap: Snapshot, lang: str) -> str:

@@ -326,11 +326,19 @@ class Page:
         from attn_examples import figures, hardware
 
         snap = self._m().snapshot
+        if name == "timeline":   # interactive, drawn from the variant's trace (attn_examples.timeline)
+            from attn_examples import timeline
+
+            if variant_id is None:
+                raise KeyError("figure 'timeline': a variant is required")
+            return self._with_provenance(timeline.figure_html(snap, variant_id, self.lang))
+        if variant_id is not None:
+            raise KeyError(f"figure {name!r}: a variant is not accepted")
         if name in figures.COUNTER_FIGURES and not hardware.available(snap):
             return self._with_provenance(render.counters_table(snap, self.lang))   # says why there are none
         if name not in figures.COUNTER_FIGURES:
-            return self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang))
-        return (self._with_provenance(figures.figure_html(snap, name, variant_id, self.lang)
+            return self._with_provenance(figures.figure_html(snap, name, self.lang))
+        return (self._with_provenance(figures.figure_html(snap, name, self.lang)
                                       + render.counters_source(snap, self.lang))
                 + render.counters_command(snap, self.lang))
 

@@ -61,6 +61,25 @@ def kernel_role(kernel_name: str) -> str:
     return "other"
 
 
+# The coarser grouping a timeline colours GPU activities by: each role belongs to one family.
+FAMILIES = ("attention", "gemm", "softmax", "elementwise", "reduce", "fused", "memcpy", "memset", "other")
+_ROLE_FAMILY = {"attention": "attention", "combine": "attention", "gemm": "gemm", "fused": "fused",
+                "convert": "elementwise", "scale": "elementwise", "fill": "elementwise", "mask": "elementwise",
+                "where": "elementwise", "add": "elementwise", "isneginf": "elementwise", "softmax": "softmax",
+                "reduce": "reduce"}
+
+
+def kernel_family(name: str, kind: str = "kernel") -> str:
+    """The family of one GPU activity: copies and memsets by their kind, kernels by their role
+    (an element-wise kernel whose operation has no role of its own is still element-wise)."""
+    if kind in ("memcpy", "memset"):
+        return kind
+    family = _ROLE_FAMILY.get(kernel_role(name))
+    if family is None:
+        family = "elementwise" if "elementwise_kernel" in name else "other"
+    return family
+
+
 def role_rows(result: VariantResult) -> list[dict[str, Any]]:
     """The kernels of one forward grouped by role, in the order each role first appears."""
     groups: dict[str, dict[str, Any]] = {}

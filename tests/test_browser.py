@@ -72,8 +72,12 @@ def _urls(built: Built) -> list[str]:
             for p in site_checks.pages(built.site)]
 
 
-def _visit(browser, server: str, path: str, scheme: str = "light"):
-    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+def _visit(browser, server: str, path: str, scheme: str = "light", viewport: tuple[int, int] = (1280, 900),
+           javascript: bool = True, before=None):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": viewport[0], "height": viewport[1]},
+                                  java_script_enabled=javascript)
+    if before is not None:   # e.g. routes, set up before the page loads
+        before(context)
     page = context.new_page()
     errors, outside, failed = [], [], []
     # Material fetches sitemap.xml beside every <link rel="alternate">, which i18n points at the same
@@ -277,3 +281,176 @@ def test_the_layout_check_catches_an_overwide_table_and_a_caption_sized_figure(b
         httpd.shutdown()
     assert any("table" in p and "wide in a" in p for p in problems), problems
     assert any("figure" in p and "wide in a" in p for p in problems), problems
+
+
+# ---- the interactive timeline (attn_examples/timeline.py, docs/javascripts/timeline.js) ---------
+
+FONT_SIZES: dict[str, float] = {}
+
+
+def _timeline_pages(built: Built) -> list[str]:
+    return [path for path in _urls(built)
+            if 'class="attn-figure attn-timeline"' in (built.site / path.strip("/") / "index.html").read_text(encoding="utf-8")]
+
+
+# what every timeline on a page looks like once the script has run: widths, the smallest text, the tooltips
+_MEASURE = """() => [...document.querySelectorAll('figure.attn-timeline')].map(fig => {
+  const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).display !== 'none'
+                     && getComputedStyle(e).visibility !== 'hidden' && (e.textContent || '').trim() !== '';
+  const texts = [...fig.querySelectorAll('svg text, li, button, .tl-range, .tl-keys, figcaption')].filter(shown);
+  const marks = [...fig.querySelectorAll('.tl-mark')];
+  return {
+    id: fig.id,
+    figure: fig.getBoundingClientRect().width,
+    container: fig.parentElement.clientWidth,
+    svg: fig.querySelector('svg').getBoundingClientRect().width,
+    fonts: texts.map(e => parseFloat(getComputedStyle(e).fontSize)),
+    marks: marks.length,
+    described: marks.filter(m => (m.getAttribute('aria-label') || '').trim().length > 0).length,
+    labels: fig.querySelectorAll('svg text.tl-label').length,
+  };
+})"""
+
+
+@pytest.mark.parametrize("viewport", list(WIDTHS), ids=str)
+def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, browser, viewport: str) -> None:
+    """Every page with a timeline, both languages: every mark has its tooltip text, hovering the longest
+    kernel shows the tooltip with its duration, the widget fits its column (no sideways scrolling),
+    and no timeline text is smaller than 11 px."""
+    pages = _timeline_pages(built)
+    assert any(p.startswith("/zh-TW/") for p in pages) and any(not p.startswith("/zh-TW/") for p in pages)
+    problems, smallest = [], []
+    for path in pages:
+        context, page, errors, outside = _visit(browser, server, path, viewport=WIDTHS[viewport])
+        if errors or outside:
+            problems.append(f"{path}: errors {errors[:2]}, requests leaving localhost {outside[:2]}")
+        for fig in page.evaluate(_MEASURE):
+            where = f"{path}#{fig['id']}"
+            if not fig["marks"] or fig["described"] != fig["marks"]:
+                problems.append(f"{where}: {fig['marks'] - fig['described']} of {fig['marks']} marks without tooltip text")
+            if fig["figure"] > fig["container"] + 0.5 or fig["svg"] > fig["figure"] + 0.5:
+                problems.append(f"{where}: wider than its column ({fig})")
+            smallest.append(min(fig["fonts"]))
+        if page.evaluate("document.documentElement.scrollWidth") > WIDTHS[viewport][0]:
+            problems.append(f"{path}: the page scrolls sideways")
+        figure = page.locator("figure.attn-timeline").first
+        marks = figure.locator(".tl-mark.tl-gpu:not(.tl-other)")
+        if marks.count() == 0:
+            marks = figure.locator(".tl-mark")
+        spans = [float(m.get_attribute("data-e")) - float(m.get_attribute("data-s")) for m in marks.all()]
+        longest = marks.nth(spans.index(max(spans)))
+        longest.hover()
+        tip = figure.locator(".tl-tip")
+        tip.wait_for(state="visible", timeout=3000)
+        duration = next((line for line in (longest.get_attribute("aria-label") or "").split("\n")
+                         if line.startswith(("Duration: ", "耗時："))), None)
+        if duration is None or duration not in tip.inner_text().split("\n"):
+            problems.append(f"{path}: the tooltip does not show {duration!r}: {tip.inner_text()[:120]!r}")
+        box, tip_box = figure.bounding_box(), tip.bounding_box()
+        if tip_box["x"] < box["x"] - 0.5 or tip_box["x"] + tip_box["width"] > box["x"] + box["width"] + 0.5:
+            problems.append(f"{path}: the tooltip reaches past the figure")
+        context.close()
+    FONT_SIZES[viewport] = min(smallest)
+    print(f"smallest timeline text at {WIDTHS[viewport][0]} px wide: {min(smallest)} px")
+    assert not problems, "\n".join(problems)
+    assert min(smallest) >= 11, f"timeline text of {min(smallest)} px at {viewport}"
+
+
+def test_a_timeline_without_javascript_still_reads(server: str, browser) -> None:
+    """The server-rendered SVG: marks with their <title>, labels where they fit, no dead buttons."""
+    context, page, errors, outside = _visit(browser, server, "/zh-TW/math/", viewport=WIDTHS["desktop"],
+                                            javascript=False)
+    figure = page.locator("figure.attn-timeline").first
+    assert figure.locator(".tl-mark").count() == figure.locator(".tl-mark > title").count() > 10
+    visible = [t for t in figure.locator("text.tl-label").all() if t.is_visible()]
+    assert visible, "no label shown without JavaScript"
+    assert not figure.locator(".tl-toolbar").is_visible()
+    assert not page.locator("button.attn-perfetto").first.is_visible()
+    assert page.locator(".attn-perfetto-manual").first.is_visible()
+    assert not outside
+    context.close()
+
+
+def test_keyboard_moves_between_marks_and_zooms(server: str, browser) -> None:
+    context, page, errors, _ = _visit(browser, server, "/flash/", viewport=WIDTHS["desktop"])
+    figure = page.locator("figure.attn-timeline").first
+
+    def view() -> tuple[float, float]:
+        return float(figure.get_attribute("data-view-start")), float(figure.get_attribute("data-view-end"))
+
+    start = view()
+    first = figure.locator('.tl-mark[tabindex="0"]')   # one Tab stop per timeline
+    assert first.count() == 1
+    first.focus()
+    tip = figure.locator(".tl-tip")
+    tip.wait_for(state="visible", timeout=3000)
+    assert tip.inner_text().split("\n")[0] == first.get_attribute("aria-label").split("\n")[0]
+    page.keyboard.press("+")
+    page.wait_for_function("f => +f.dataset.viewEnd - +f.dataset.viewStart < %f" % (start[1] - start[0] - 1e-6),
+                           arg=figure.element_handle(), timeout=3000)
+    zoomed = view()
+    assert zoomed[1] - zoomed[0] < start[1] - start[0]
+    before = page.evaluate("document.activeElement.dataset.i")
+    page.keyboard.press("ArrowDown")
+    after = page.evaluate("document.activeElement.dataset.i")
+    assert after is not None and after != before
+    assert figure.locator('.tl-mark[tabindex="0"]').count() == 1   # the Tab stop moved along
+    page.keyboard.press("0")
+    page.wait_for_function("f => +f.dataset.viewStart === 0", arg=figure.element_handle(), timeout=3000)
+    assert not errors
+    context.close()
+
+
+# Like Perfetto, the stub listens only once it has "loaded" (a second after opening): a message posted
+# before then is lost, so the page must keep pinging until it hears PONG.
+_PERFETTO_STUB = """<!doctype html><title>stub</title><script>
+window.received = null;
+window.pings = 0;
+setTimeout(function () {
+  window.addEventListener("message", function (e) {
+    if (e.data === "PING") { window.pings += 1; e.source.postMessage("PONG", "*"); return; }
+    if (e.data && e.data.perfetto) {
+      const p = e.data.perfetto;
+      window.received = {bytes: p.buffer.byteLength, isBuffer: p.buffer instanceof ArrayBuffer, title: p.title,
+                         fileName: p.fileName, origin: e.origin, pings: window.pings};
+    }
+  });
+}, 1000);
+</script>"""
+
+
+@pytest.mark.parametrize("path", ["/flash/", "/zh-TW/math/"])
+def test_open_in_perfetto_hands_the_trace_over_only_when_clicked(built: Built, server: str, browser, path: str) -> None:
+    """Before the click nothing leaves localhost; after it, a stub standing in for ui.perfetto.dev
+    answers PING with PONG and receives the trace file's bytes."""
+    requests: list[str] = []
+
+    def stub(context) -> None:
+        context.route("https://ui.perfetto.dev/**",
+                      lambda route: route.fulfill(status=200, content_type="text/html", body=_PERFETTO_STUB))
+        context.on("request", lambda r: requests.append(r.url))   # the new tab's too
+
+    context, page, errors, outside = _visit(browser, server, path, viewport=WIDTHS["desktop"], before=stub)
+    page.wait_for_timeout(500)
+    assert not outside, outside
+    trace = page.locator("figure.attn-timeline + p.attn-trace").first
+    button = trace.locator("button.attn-perfetto")
+    assert button.is_visible() and not trace.locator(".attn-perfetto-manual").is_visible()
+    href = trace.locator("a[download]").get_attribute("href")
+    local = (built.site / path.strip("/") / href).resolve()
+    assert local.is_file(), href
+    with context.expect_page() as opened:
+        button.click()
+    popup = opened.value
+    popup.wait_for_function("window.received !== null", timeout=15000)
+    received = popup.evaluate("window.received")
+    assert received["pings"] >= 1, "the trace came before the handshake"
+    assert received["isBuffer"] and received["bytes"] == local.stat().st_size
+    assert received["fileName"] == local.name and received["title"]
+    assert received["origin"] == server
+    elsewhere = [url for url in requests if not url.startswith((server, "data:", "blob:"))]
+    assert elsewhere and all(url.startswith("https://ui.perfetto.dev/") for url in elsewhere), elsewhere
+    status = trace.locator(".attn-perfetto-status")
+    status.filter(has_text=button.get_attribute("data-sent")).wait_for(timeout=3000)
+    assert not errors
+    context.close()

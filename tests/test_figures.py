@@ -46,7 +46,7 @@ def test_every_bar_and_point_tells_its_value_on_hover() -> None:
                                   "roofline"])
 def test_a_chinese_figure_speaks_chinese_and_names_variants_as_the_tables_do(name: str) -> None:
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
-    svg = figures._draw(snap, name, None, "zh-TW", False)
+    svg = figures._draw(snap, name, "zh-TW", False)
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert any(CJK.search(text) for text in texts), texts[:8]
     english = [phrase for key, phrase in TEXT["en"].items() if key.startswith("fig_") and len(phrase) > 12

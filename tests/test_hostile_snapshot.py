@@ -1,11 +1,13 @@
 """A snapshot is outside input: markup in any of its strings must reach the reader as text.
 
 Every free-text string of the committed H200 snapshot (GPU name, versions, kernel and operator
-names, launch APIs, reasons, commands) gets a script appended; the site must still build strictly
-and no page may carry the script as markup."""
+names, launch APIs, reasons, commands) gets a script appended, and so does every event name in its
+Kineto traces (what the timelines read); the site must still build strictly and no page may carry
+the script as markup."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -41,6 +43,12 @@ def test_markup_in_a_snapshot_is_shown_as_text(tmp_path: Path) -> None:
     poisoned = _poison(data)
     assert poisoned["provenance"]["device_name"].endswith(SCRIPT)
     (folder / "snapshot.json").write_text(json.dumps(poisoned))
+    for trace in (folder / "traces").glob("*.json.gz"):   # the step and record_function labels stay
+        events = json.loads(gzip.decompress(trace.read_bytes()))
+        for event in events["traceEvents"]:
+            if event.get("cat") in ("cpu_op", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset"):
+                event["name"] += SCRIPT
+        trace.write_bytes(gzip.compress(json.dumps(events).encode()))
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
                ATTN_EXAMPLES_SNAPSHOT=str(folder), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
     site = tmp_path / "site"
@@ -53,3 +61,6 @@ def test_markup_in_a_snapshot_is_shown_as_text(tmp_path: Path) -> None:
     assert not found, found
     escaped = (site / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert" in escaped      # the device name arrived, as text
+    timeline = (site / "flash" / "index.html").read_text(encoding="utf-8")
+    mark = re.search(r'<g class="tl-mark tl-gpu[^>]*>(.*?)</g>', timeline, re.S)
+    assert mark and "&lt;script&gt;alert" in mark.group(1)   # a kernel's name from the trace, as text

@@ -90,8 +90,15 @@ def test_figures_are_inline_svg_with_alt_text(built: Built, lang: str) -> None:
     for page in PAGES:
         for figure in re.findall(r'<figure class="attn-figure".*?</figure>', _page(built, lang, page), re.S):
             seen += 1
-            label = re.search(r'<svg[^>]*role="img"[^>]*aria-label="([^"]+)"', figure)
+            # a static figure is one image; an interactive timeline is a group of images, each mark
+            # named by its own <title> (what a screen reader reads when the mark takes focus)
+            interactive = 'class="attn-figure attn-timeline"' in figure
+            role = "group" if interactive else "img"
+            label = re.search(rf'<svg[^>]*role="{role}"[^>]*aria-label="([^"]+)"', figure)
             assert label and len(label.group(1)) > 20, figure[:200]
+            if interactive:
+                marks = re.findall(r'<g class="tl-mark[^"]*"[^>]*role="img"[^>]*><title>[^<]+</title>', figure)
+                assert marks and len(marks) == figure.count('<g class="tl-mark'), figure[:200]
             assert "<title>" in figure and "<figcaption>" in figure
             assert "currentColor" in figure, "figure ink must follow the colour scheme"
     assert seen >= 4
