@@ -144,7 +144,7 @@ def with_outputs(source: dict, run: FrozenRun, banner: str) -> dict:
         if cell["cell_type"] == "code":
             cell["outputs"] = [_as_nbformat(o) for o in next(outputs)]
     first_heading = 1 if nb["cells"] and nb["cells"][0]["cell_type"] == "markdown" else 0
-    nb["cells"].insert(first_heading, {"cell_type": "markdown", "metadata": {}, "source": banner})
+    nb["cells"].insert(first_heading, {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner})
     return nb
 
 
@@ -213,7 +213,7 @@ def page_source(source: Path, snapshot_dir: Path | None, lang: str, cache_dir: P
         nb = with_outputs(nb, run, banner(run, True, lang))
     else:
         nb["cells"].insert(1 if nb["cells"] and nb["cells"][0]["cell_type"] == "markdown" else 0,
-                           {"cell_type": "markdown", "metadata": {}, "source": banner(run, False, lang)})
+                           {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner(run, False, lang)})
     text = json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
     target = Path(cache_dir) / lang / Path(source).name
     if target.is_file() and target.read_text(encoding="utf-8") == text:
