@@ -324,6 +324,10 @@ def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, b
         context, page, errors, outside = _visit(browser, server, path, viewport=WIDTHS[viewport])
         if errors or outside:
             problems.append(f"{path}: errors {errors[:2]}, requests leaving localhost {outside[:2]}")
+        # the script moves each <title> to aria-label when it starts: on a loaded machine that can come
+        # after "network idle", so wait for every timeline to say it is ready
+        page.wait_for_function("[...document.querySelectorAll('figure.attn-timeline')]"
+                               ".every(f => f.hasAttribute('data-ready'))", timeout=20000)
         for fig in page.evaluate(_MEASURE):
             where = f"{path}#{fig['id']}"
             if not fig["marks"] or fig["described"] != fig["marks"]:
