@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,30 @@ def with_outputs(source: dict, run: FrozenRun, banner: str) -> dict:
     return nb
 
 
+_SITE_PACKAGES = re.compile(r"/[^\s'\"]*/site-packages/")
+
+
+def portable(text: str, home: str | None = None) -> str:
+    """Printed paths without the machine they ran on: the checkout as <repo>, the home folder as ~,
+    an installed package from <site-packages>/ (the site shows files of this project only)."""
+    home = home if home is not None else str(Path.home())
+    text = text.replace(str(REPO), "<repo>")
+    if home not in ("", "/"):
+        text = text.replace(home + "/", "~/")
+    return _SITE_PACKAGES.sub("<site-packages>/", text)
+
+
+def make_portable(nb: Any, home: str | None = None) -> None:
+    """`portable` over every kept output of a notebook, in place."""
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            if "text" in out:
+                out["text"] = portable("".join(out["text"]) if isinstance(out["text"], list) else out["text"], home)
+            if "text/plain" in out.get("data", {}):
+                value = out["data"]["text/plain"]
+                out["data"]["text/plain"] = portable("".join(value) if isinstance(value, list) else value, home)
+
+
 def execute(snapshot_dir: Path, source: Path = SOURCE, timeout_s: int = 1800) -> Path:
     """Run the notebook here, from the repository root, and freeze its outputs beside the snapshot
     (written atomically). Refuses when this machine is not the snapshot's device."""
@@ -172,6 +197,7 @@ def execute(snapshot_dir: Path, source: Path = SOURCE, timeout_s: int = 1800) ->
     if device not in printed:
         raise NotebookError(f"{source}: the run did not report the snapshot's device {device!r} (run it on the "
                             f"machine that measured {snapshot_dir})")
+    make_portable(nb)
     when = stamp()
     nb.metadata["attn_examples"] = {"device": device, "git_commit": when["git_commit"],
                                     "executed_at": when["measured_at"]}

@@ -97,3 +97,12 @@ def test_a_broken_file_is_one_line(tmp_path: Path) -> None:
     (folder / notebook.FROZEN).write_bytes(b"\xff\xfe not json")
     with pytest.raises(notebook.NotebookError, match=r"notebook\.ipynb: not a JSON notebook"):
         notebook.load_frozen(folder)
+
+
+def test_printed_paths_leave_the_machine_behind() -> None:
+    text = (f"{notebook.REPO}/snapshots/x | /home/ann/attn-examples-snapshots/y.json\n"
+            "/opt/venv/lib/python3.12/site-packages/torch/profiler.py:224: UserWarning\n")
+    assert notebook.portable(text, home="/home/ann") == (
+        "<repo>/snapshots/x | ~/attn-examples-snapshots/y.json\n<site-packages>/torch/profiler.py:224: UserWarning\n")
+    frozen = (REPO / "snapshots" / "nvidia-h200" / notebook.FROZEN).read_text(encoding="utf-8")
+    assert "/root/" not in frozen and "/work/" not in frozen and "/opt/" not in frozen
