@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attn_examples import article, hardware, views
-from attn_examples.i18n import SHORT_TITLES, t, title
+from attn_examples.i18n import t, title
+from attn_examples.render import colon, short_title
 from attn_examples.snapshot import Snapshot
 
 FIGURES = ("kernels", "device_time", "registers_occupancy", "scaling_time", "scaling_tflops",
@@ -80,14 +81,6 @@ class Layout:
         gid = f"m{len(self.titles)}"
         artist.set_gid(gid)
         self.titles[gid] = text
-
-
-def colon(lang: str) -> str:
-    return ": " if lang == "en" else "："
-
-
-def short_title(lang: str, variant_id: str) -> str:
-    return SHORT_TITLES[lang][variant_id]
 
 
 def _pyplot():
