@@ -368,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--tolerance", type=float, default=None, help="drift tolerance (relative)")
     c.set_defaults(func=cmd_check)
 
-    n = sub.add_parser("counters", help="add Nsight Compute hardware counters (one ncu run per variant)")
+    n = sub.add_parser("counters", help="add Nsight Compute hardware counters (one ncu run over all the variants)")
     n.add_argument("snapshot")
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
     n.add_argument("--ncu-log", metavar="DIR", help="keep each ncu run's whole output here")

@@ -1,12 +1,14 @@
 """Hardware counters from Nsight Compute (`ncu`), per variant (no torch import here).
 
-Kineto's occupancy is a calculator's estimate; `ncu` reads the counters. For each variant one
-`ncu` process profiles one forward, after warm-up, inside an NVTX range named after the variant,
-with `--clock-control none` (the GPU's clocks are left alone) and `--cache-control all` (caches
-flushed before each replay pass, so DRAM bytes are what one cold forward moves). Metrics this GPU
-does not offer (the Hopper-only GMMA pipe on an A100, say) are left out and listed as such. Where
-`ncu` is missing or the counters are not permitted, the section records why and everything else
-works without it.
+Kineto's occupancy is a calculator's estimate; `ncu` reads the counters. One `ncu` process runs
+every variant in turn (`attn_examples.counters_driver`): after warm-up, one forward inside an NVTX
+range named after the variant, and only those ranges are profiled, with `--clock-control none`
+(the GPU's clocks are left alone) and `--cache-control all` (caches flushed before each replay pass,
+so DRAM bytes are what one cold forward moves). The report is read back twice, once with the
+kernels' own names and once renamed after their NVTX range, which says whose kernel each one is.
+Metrics this GPU does not offer (the Hopper-only GMMA pipe on an A100, say) are left out and listed
+as such. Where `ncu` is missing or the counters are not permitted, the section records why and
+everything else works without it.
 """
 
 from __future__ import annotations
@@ -102,12 +104,20 @@ def split_metrics(offered: set[str] | None) -> tuple[list[str], list[str]]:
     return wanted, [m for m in METRICS if m not in wanted]
 
 
-def command(ncu: str, snapshot_dir: str, variant_id: str, metrics: list[str],
+def command(ncu: str, snapshot_dir: str, variant_ids: list[str], metrics: list[str], report: str,
             python: str = sys.executable) -> list[str]:
-    """One ncu run over one variant's forward (the driver wraps it in an NVTX range)."""
-    return [ncu, "--csv", "--clock-control", "none", "--cache-control", "all",
-            "--nvtx", "--nvtx-include", f"{variant_id}/", "--metrics", ",".join(metrics),
-            python, "-m", "attn_examples.counters_driver", snapshot_dir, variant_id]
+    """One ncu run over every variant's forward (the driver wraps each in an NVTX range named after
+    it), written to the report file `report` (.ncu-rep)."""
+    ranges = [arg for v in variant_ids for arg in ("--nvtx-include", f"{v}/")]
+    return [ncu, "--clock-control", "none", "--cache-control", "all", "--nvtx", *ranges,
+            "--metrics", ",".join(metrics), "--export", report, "--force-overwrite",
+            python, "-m", "attn_examples.counters_driver", snapshot_dir, *variant_ids]
+
+
+def import_command(ncu: str, report: str, by_range: bool) -> list[str]:
+    """The report's details page as CSV; `by_range`: each kernel named after its NVTX range instead."""
+    return [ncu, "--import", report, "--csv", "--page", "details",
+            *(["--print-nvtx-rename", "kernel"] if by_range else [])]
 
 
 def _number(text: str) -> float | None:
@@ -118,10 +128,8 @@ def _number(text: str) -> float | None:
         return None
 
 
-def parse_csv(text: str) -> list[dict[str, Any]]:
-    """ncu's details CSV (one row per kernel and metric) into one dict per kernel, in launch order.
-
-    ncu's own log lines (`==PROF==`, `==WARNING==`) and the program's output are skipped."""
+def _rows(text: str) -> dict[str, dict[str, Any]]:
+    """ncu's details CSV (one row per kernel and metric) into one dict per kernel, by ncu's ID."""
     lines = [line for line in text.splitlines() if not line.startswith("==")]
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -140,7 +148,34 @@ def parse_csv(text: str) -> list[dict[str, Any]]:
     if not kernels:
         raise CountersError("ncu profiled no kernel (did the NVTX filter match?): "
                             + " | ".join(text.strip().splitlines()[-3:]))
+    return kernels
+
+
+def parse_csv(text: str) -> list[dict[str, Any]]:
+    """ncu's details CSV into one dict per kernel, in launch order.
+
+    ncu's own log lines (`==PROF==`, `==WARNING==`) and the program's output are skipped."""
+    kernels = _rows(text)
     return [kernels[key] for key in sorted(kernels, key=int)]
+
+
+def by_variant(named: str, renamed: str, variant_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each variant's kernels, in launch order: `named` is the report's CSV with the kernels' names,
+    `renamed` the same report with each kernel named after its NVTX range (a variant's id)."""
+    kernels, ranges = _rows(named), _rows(renamed)
+    if set(kernels) != set(ranges):
+        raise CountersError("the two readings of the report list different kernels")
+    result: dict[str, list[dict[str, Any]]] = {v: [] for v in variant_ids}
+    for key in sorted(kernels, key=int):
+        owner = ranges[key]["name"].strip().strip("/").split("/")[0]
+        if owner not in result:
+            raise CountersError(f"kernel {key} ({kernels[key]['name'][:60]}) ran under the NVTX range "
+                                f"{ranges[key]['name']!r}, which is none of {', '.join(variant_ids)}")
+        result[owner].append(kernels[key])
+    empty = [v for v, rows in result.items() if not rows]
+    if empty:
+        raise CountersError(f"ncu profiled no kernel of {', '.join(empty)} (did the NVTX filter match?)")
+    return result
 
 
 NO_NCU = "ncu (Nsight Compute) is not on this machine"
@@ -158,36 +193,79 @@ def unavailable(reason: str) -> dict[str, Any]:
             "wall_s": None, "variants": {}, **stamp()}
 
 
-def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 300, log_dir: Path | None = None,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run ncu once per variant; the section of the snapshot, or why there is none.
+def _run_logged(cmd: list[str], timeout_s: int, on_line: Callable[[str], None]) -> str:
+    """Run a command, calling `on_line` for each line it prints as it prints it; all its output."""
+    import threading
 
-    `log_dir` keeps each run's whole output (ncu's log and CSV) for whoever debugs it."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            on_line(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        reader.join(timeout=10)
+    return "".join(lines)
+
+
+def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 600, log_dir: Path | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """One ncu run over all the variants; the section of the snapshot, or why there is none.
+
+    `log_dir` keeps the run's whole output (ncu's log, the two CSV readings and the .ncu-rep report)
+    for whoever debugs it."""
+    import tempfile
+
+    from attn_examples.counters_driver import STARTED
+
     ncu = ncu_path()
     if ncu is None:
         return unavailable(NO_NCU)
     started = time.perf_counter()
     metrics, missing = split_metrics(offered_metrics(ncu))
-    variants: dict[str, list[dict[str, Any]]] = {}
-    for variant_id in variant_ids:
-        if progress:
-            progress(variant_id)
-        cmd = command(ncu, str(snapshot_dir), variant_id, metrics)
+    with tempfile.TemporaryDirectory(prefix="attn-ncu-") as tmp:
+        report = str(Path(tmp) / "counters.ncu-rep")
+        cmd = command(ncu, str(snapshot_dir), variant_ids, metrics, report)
+
+        def on_line(line: str) -> None:
+            if progress and line.startswith(STARTED):
+                progress(line[len(STARTED):].strip())
+
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+            output = _run_logged(cmd, timeout_s, on_line)
         except subprocess.TimeoutExpired:
-            return unavailable(f"{variant_id}: ncu did not finish within {timeout_s} s")
-        if log_dir is not None:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            (log_dir / f"{variant_id}.log").write_text(" ".join(cmd) + "\n" + done.stdout + done.stderr)
-        output = done.stdout + done.stderr
+            return unavailable(f"ncu did not finish within {timeout_s} s")
         if "ERR_NVGPUCTRPERM" in output:
             return unavailable("the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)")
+        readings = []
+        for by_range in (False, True):
+            done = subprocess.run(import_command(ncu, report, by_range), capture_output=True, text=True,
+                                  timeout=timeout_s)
+            readings.append(done.stdout)
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            (log_dir / "ncu.log").write_text(" ".join(cmd) + "\n" + output)
+            (log_dir / "details.csv").write_text(readings[0])
+            (log_dir / "details-by-range.csv").write_text(readings[1])
+            if Path(report).exists():
+                shutil.copyfile(report, log_dir / "counters.ncu-rep")
         try:
-            variants[variant_id] = parse_csv(done.stdout)
+            variants = by_variant(readings[0], readings[1], variant_ids)
         except CountersError as exc:
-            return unavailable(f"{variant_id}: {exc}")
-    shown = command("ncu", "<snapshot>", "<variant>", metrics, "python")
+            tail = " | ".join(output.strip().splitlines()[-2:])
+            return unavailable(f"{exc} (ncu said: {tail})" if tail else str(exc))
+    shown = command("ncu", "<snapshot>", variant_ids, metrics, "counters.ncu-rep", "python")
     return {"available": True, "reason": None, "tool": ncu_version(ncu), "command": " ".join(shown),
             "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants,
             **stamp()}

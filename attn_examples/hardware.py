@@ -1,7 +1,7 @@
 """What the hardware counters say, as plain rows (no torch, no ncu): per kernel, per variant,
 and as roofline points.
 
-ncu profiles one forward per variant in its own process; its kernels are matched to the Kineto
+ncu profiles one forward per variant (each in its own NVTX range); its kernels are matched to the Kineto
 profile of the snapshot by launch order, and the match is checked by the kernels' base names (the
 two tools demangle differently: `at::` against `at::native::`, `<unnamed>` against
 `(anonymous namespace)`). Values come straight from the counters; the only arithmetic is sums,

@@ -202,7 +202,7 @@ def _measure_live() -> Path:
     if scope == "full":
         from attn_examples import counters
 
-        print("attn-examples: hardware counters (one ncu run per variant)", file=sys.stderr)
+        print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)
         _, section = counters.add_to_snapshot(load_snapshot(folder), progress=lambda v: print(
             f"attn-examples: ncu: {v}", file=sys.stderr))
         if not section["available"]:

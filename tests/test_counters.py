@@ -30,13 +30,44 @@ def test_output_without_a_csv_is_an_error_that_keeps_ncus_words():
         raise AssertionError("parse_csv accepted output without a CSV")
 
 
-def test_the_command_leaves_clocks_alone_flushes_caches_and_isolates_one_variant():
-    cmd = counters.command("ncu", "snap", "sdpa_flash", ["dram__bytes_read.sum"], "python")
+def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_keeps_a_report():
+    cmd = counters.command("ncu", "snap", ["sdpa_flash", "naive"], ["dram__bytes_read.sum"], "r.ncu-rep", "python")
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[cmd.index("--cache-control") + 1] == "all"
-    assert cmd[cmd.index("--nvtx-include") + 1] == "sdpa_flash/"
-    assert cmd[-5:] == ["python", "-m", "attn_examples.counters_driver", "snap", "sdpa_flash"]
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--nvtx-include"] == ["sdpa_flash/", "naive/"]
+    assert cmd[-6:] == ["python", "-m", "attn_examples.counters_driver", "snap", "sdpa_flash", "naive"]
     assert cmd[cmd.index("--metrics") + 1] == "dram__bytes_read.sum"
+    assert cmd[cmd.index("--export") + 1] == "r.ncu-rep"
+    assert counters.import_command("ncu", "r.ncu-rep", True)[-2:] == ["--print-nvtx-rename", "kernel"]
+    assert "--print-nvtx-rename" not in counters.import_command("ncu", "r.ncu-rep", False)
+
+
+FLASH_NAME = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>(Flash_fwd_params)"
+
+
+def _renamed(first: str, second: str) -> str:
+    """The fixture as ncu prints it with --print-nvtx-rename kernel: each kernel named after its range."""
+    return FIXTURE.read_text().replace(FLASH_NAME, first).replace('"Memset"', f'"{second}"')
+
+
+def test_each_kernel_belongs_to_the_variant_whose_nvtx_range_it_ran_in():
+    owned = counters.by_variant(FIXTURE.read_text(), _renamed("sdpa_flash", "sdpa_cudnn"), ["sdpa_flash", "sdpa_cudnn"])
+    assert [k["name"] for k in owned["sdpa_flash"]] == [FLASH_NAME]
+    assert [k["name"] for k in owned["sdpa_cudnn"]] == ["Memset"]
+    assert owned["sdpa_flash"][0]["metrics"]["dram__bytes_read.sum"] == 1234567.0
+    both = counters.by_variant(FIXTURE.read_text(), _renamed("sdpa_flash/", "sdpa_flash"), ["sdpa_flash"])
+    assert [k["name"] for k in both["sdpa_flash"]] == [FLASH_NAME, "Memset"]
+
+
+def test_a_kernel_outside_the_variants_ranges_or_a_variant_without_kernels_is_an_error():
+    for renamed, ids, words in ((_renamed("sdpa_flash", "mystery"), ["sdpa_flash"], "'mystery'"),
+                                (_renamed("sdpa_flash", "sdpa_flash"), ["sdpa_flash", "naive"], "no kernel of naive")):
+        try:
+            counters.by_variant(FIXTURE.read_text(), renamed, ids)
+        except counters.CountersError as exc:
+            assert words in str(exc)
+        else:
+            raise AssertionError(f"by_variant accepted {ids} with {words}")
 
 
 QUERY = """Device NVIDIA A100-SXM4-80GB (GA100)
