@@ -1,7 +1,10 @@
 """Beyond the article's one shape and forward pass: a scaling sweep and training (imports torch).
 
 The sweep profiles and times every variant from 512 to 16k tokens at head_dim 64 and 128, next
-to a bf16 matmul measured on the same GPU in the same run (the ceiling for achieved TFLOP/s).
+to a bf16 matmul measured on the same GPU in the same run (the ceiling for achieved TFLOP/s). The
+inputs of a shape are drawn once, on the GPU, and shared by its variants; each point is timed until
+its median is settled (`timing.time_cuda_until`), so the long naive and math forwards are not timed
+thirty times over.
 Shapes whose [seq, seq] score matrix would not fit are recorded as unavailable, with the
 memory they would need. Training runs forward + backward per variant, and records what autograd
 does with the in-place masked_fill_.
@@ -17,6 +20,7 @@ from typing import Any
 import torch
 
 from attn_examples import kineto, timing
+from attn_examples.stages import stage
 from attn_examples.config import AttnConfig
 from attn_examples.measure import _export_trace, make_inputs
 from attn_examples.snippets.profile_forward import profile_forward
@@ -71,7 +75,8 @@ def _score_bytes(variant: Variant, config: AttnConfig) -> int:
 
 
 def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, Any]:
-    prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=2, wait=1, warmup=1, active=1)
+    # the forward has just run once (the check that it runs); the schedule's wait and warm-up steps follow
+    prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=0, wait=1, warmup=1, active=1)
     steps = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)["steps"]
     gpu = steps[0]["gpu"]
     kernels = [a for a in gpu if a["kind"] == "kernel"]
@@ -95,7 +100,10 @@ def _unavailable(variant: Variant, seq: int, head_dim: int, reason: str) -> dict
                                  "device_us", "device_us_blocks", "peak_memory_bytes", "tflops")}}
 
 
-def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
+def sweep_point(variant: Variant, config: AttnConfig, inputs: tuple | None = None, max_calls: int = 30) -> dict:
+    """One variant at one shape: does it run, its kernels (one profiled step), device time, peak
+    memory. `inputs` (q, k, v, mask of this shape) are shared by the shape's variants; without them
+    they are drawn here, after the memory check."""
     seq, head_dim = config.seq_len, config.head_dim
     need = _score_bytes(variant, config)
     free, _ = torch.cuda.mem_get_info()
@@ -103,7 +111,7 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
         return _unavailable(variant, seq, head_dim, f"skipped: its [seq, seq] intermediates need about "
                             f"{need / 2**30:.0f} GiB, more than {MEMORY_FRACTION:.0%} of the "
                             f"{free / 2**30:.0f} GiB free")
-    q, k, v, mask = make_inputs(config, "cuda")
+    q, k, v, mask = inputs if inputs is not None else make_inputs(config, "cuda", on_device=True)
     try:
         with torch.no_grad(), variant.pin():
             forward = variant.bind(q, k, v, mask)
@@ -114,9 +122,12 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
                     torch.cuda.synchronize()
                 except RuntimeError as exc:
                     return _unavailable(variant, seq, head_dim, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
-            counts = _profile_counts(variant, forward, config)
-            timed = timing.time_cuda({variant.id: forward}, repeats)[variant.id]
-            peak = timing.peak_memory_cuda(forward)
+            with stage("sweep.profile"):
+                counts = _profile_counts(variant, forward, config)
+            with stage("sweep.timing"):
+                timed = timing.time_cuda_until(forward, max_calls=max_calls)
+            with stage("sweep.peak_memory"):
+                peak = timing.peak_memory_cuda(forward)
     except torch.OutOfMemoryError as exc:
         return _unavailable(variant, seq, head_dim, f"OutOfMemoryError: {str(exc).splitlines()[0]}")
     finally:
@@ -129,7 +140,7 @@ def sweep_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
             "tflops": config.causal_flops / (device_us * 1e-6) / 1e12}
 
 
-def sweep(base: AttnConfig, bf16_peak_tflops: float, repeats: int = 20, progress=None) -> dict:
+def sweep(base: AttnConfig, bf16_peak_tflops: float, progress=None) -> dict:
     """`bf16_peak_tflops` comes from `ceilings()`, measured once per run."""
     started = time.perf_counter()
     peak = bf16_peak_tflops
@@ -138,10 +149,14 @@ def sweep(base: AttnConfig, bf16_peak_tflops: float, repeats: int = 20, progress
         for seq in SEQ_LENS:
             config = AttnConfig(batch=base.batch, heads=base.heads, seq_len=seq, head_dim=head_dim,
                                 dtype=base.dtype, seed=base.seed)
+            with stage("sweep.inputs"):
+                inputs = make_inputs(config, "cuda", on_device=True)
             for variant in ARTICLE_VARIANTS:
                 if progress:
                     progress(f"sweep {variant.id} seq {seq} d {head_dim}")
-                points.append(sweep_point(variant, config, repeats))
+                points.append(sweep_point(variant, config, inputs))
+            del inputs
+            torch.cuda.empty_cache()
     return {"batch": base.batch, "heads": base.heads, "matmul_peak_tflops": peak,
             "wall_s": time.perf_counter() - started, "points": points}
 

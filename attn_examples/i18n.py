@@ -33,6 +33,9 @@ TEXT: dict[str, dict[str, str]] = {
         "live": "measured live by this build",
         "snapshot": "from the committed snapshot (this build did not measure)",
         "live_short": "measured live", "snapshot_short": "committed snapshot",
+        "reused": "measured live on this machine by an earlier build ({date}), reused: the GPU, driver, CUDA, cuDNN, torch, "
+                  "measuring code and configuration are unchanged",
+        "reused_short": "measured live, reused",
         "marks_link": "what ✓ ✗ ? after a value mean", "about_link": "how the numbers are taken",
         "shape": "shape",
         "variant": "Variant",
@@ -175,6 +178,8 @@ TEXT: dict[str, dict[str, str]] = {
         "live": "本次建置即時量測",
         "snapshot": "取自已提交的快照（本次建置未量測）",
         "live_short": "即時量測", "snapshot_short": "已提交的快照",
+        "reused": "由先前一次建置在這台機器上即時量測（{date}），本次沿用：GPU、驅動程式、CUDA、cuDNN、torch、量測程式碼與設定都沒有改變",
+        "reused_short": "即時量測（沿用）",
         "marks_link": "數值後面的 ✓、✗、? 是什麼意思", "about_link": "這些數字怎麼量出來",
         "shape": "形狀",
         "variant": "實作",

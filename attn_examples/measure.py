@@ -21,6 +21,7 @@ import torch
 from attn_examples import kineto, provenance, timing
 from attn_examples.config import AttnConfig
 from attn_examples.snapshot import SCHEMA_VERSION, compress_trace, snapshot_home
+from attn_examples.stages import stage
 from attn_examples.snippets.naive_attention import causal_mask, naive_attention
 from attn_examples.snippets.profile_forward import profile_forward
 from attn_examples.variants import VARIANTS, Variant, backend_of_op
@@ -68,11 +69,16 @@ def check_fits(config: AttnConfig, device: str) -> None:
                          f"has {free / 2**30:.1f} GiB free; choose a smaller batch, heads or seq-len")
 
 
-def make_inputs(config: AttnConfig, device: str) -> tuple[torch.Tensor, ...]:
-    """q, k, v from torch.randn (never zeros: they can run faster than real data) and the mask."""
-    generator = torch.Generator(device="cpu").manual_seed(config.seed)
+def make_inputs(config: AttnConfig, device: str, on_device: bool = False) -> tuple[torch.Tensor, ...]:
+    """q, k, v from torch.randn (never zeros: they can run faster than real data) and the mask.
+
+    By default drawn on the CPU, so every device gets the same numbers (the error against float64
+    is comparable across devices); `on_device` draws them with the device's own generator, seconds
+    faster for the sweep's largest shapes, where only time and kernels are kept."""
+    generator = torch.Generator(device=device if on_device else "cpu").manual_seed(config.seed)
     dtype = getattr(torch, config.dtype)
-    q, k, v = (torch.randn(config.shape, generator=generator, dtype=torch.float32).to(device=device, dtype=dtype)
+    q, k, v = (torch.randn(config.shape, generator=generator, dtype=torch.float32,
+                           device=device if on_device else "cpu").to(device=device, dtype=dtype)
                for _ in range(3))
     return q, k, v, causal_mask(config.seq_len, device)
 
@@ -225,22 +231,25 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     if device != "cpu":
         torch.cuda.set_device(torch.device(device))
     check_fits(config, device)
-    inputs = make_inputs(config, device)
-    reference = reference_output(*inputs)
-    dispatch = detect_auto_backend(*inputs[:3])
+    with stage("setup"):   # inputs, the float64 reference, which backend SDPA picks by itself
+        inputs = make_inputs(config, device)
+        reference = reference_output(*inputs)
+        dispatch = detect_auto_backend(*inputs[:3])
 
     results: dict[str, dict] = {}
     traces: dict[str, bytes] = {}
     with _progress(progress, len(variants) + 1) as advance:
         for variant in variants:
-            entry, blob = measure_variant(variant, config, inputs, reference,
-                                          on_stage=lambda stage, v=variant: advance(f"{v.id}: {stage}", 0))
+            with stage("variants"), stage(f"variants.{variant.id}"):
+                entry, blob = measure_variant(variant, config, inputs, reference,
+                                              on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0))
             results[variant.id] = entry
             if blob is not None:
                 traces[variant.id] = blob
             advance(f"{variant.id}: profiled", 1)
         advance("timing all variants", 0)
-        time_variants(results, variants, config, inputs)
+        with stage("timing"):
+            time_variants(results, variants, config, inputs)
         advance("timed", 1)
         extra: dict = {}
         if extended and device != "cpu":
@@ -249,10 +258,13 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
             del inputs, reference
             torch.cuda.empty_cache()
             advance("ceilings: bf16 and fp32 matmul, copy", 0)
-            extra["ceilings"] = ext.ceilings()
-            extra["sweep"] = ext.sweep(config, extra["ceilings"]["bf16_matmul_tflops"],
-                                       progress=lambda d: advance(d, 0))
-            extra["training"] = ext.training(config, progress=lambda d: advance(d, 0))
+            with stage("ceilings"):
+                extra["ceilings"] = ext.ceilings()
+            with stage("sweep"):
+                extra["sweep"] = ext.sweep(config, extra["ceilings"]["bf16_matmul_tflops"],
+                                           progress=lambda d: advance(d, 0))
+            with stage("training"):
+                extra["training"] = ext.training(config, progress=lambda d: advance(d, 0))
     data = {
         "schema_version": SCHEMA_VERSION,
         "device_slug": provenance.device_slug(device),

@@ -79,14 +79,22 @@ def _e(text: Any) -> str:
 MEASURED_MARK = "<!-- attn:measured -->"
 
 
-def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False) -> str:
+def build_source(snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False) -> str:
+    """Where this build's numbers come from: measured by it, a live measurement an earlier build on
+    this machine took (reused), or the committed snapshot."""
+    if live and reused:
+        return t(lang, "reused_short") if short else t(lang, "reused").format(date=_e(snap.provenance.measured_at[:16].replace("T", " ")))
+    return t(lang, ("live" if live else "snapshot") + ("_short" if short else ""))
+
+
+def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reused: bool = False) -> str:
     """The page's one provenance line: the device, dtype, shape and whether this build measured, with
     the rest on demand (compute capability, versions, date, commit), a link to the legend of the
     check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
     p, c = snap.provenance, snap.config
     device = f"<strong>{_e(p.device_name)}</strong>"
     summary = (f"{t(lang, 'measured_on')} {device} · {DTYPE_WORDS.get(c.dtype, _e(c.dtype))} "
-               f"{fmt_shape(c.shape)} · {t(lang, 'live_short' if live else 'snapshot_short')}")
+               f"{fmt_shape(c.shape)} · {build_source(snap, lang, live, reused, short=True)}")
     comma = ", " if lang == "en" else "，"
     parts = [_e(p.device_name) + (paren(lang, f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}")
                                   if p.compute_capability else "")]
@@ -95,7 +103,7 @@ def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False) -> s
     parts.append(_e(p.measured_at[:10]))
     if p.git_commit:
         parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
-    parts.append(t(lang, "live" if live else "snapshot"))
+    parts.append(build_source(snap, lang, live, reused))
     home = f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}"
     links = (f'<a href="{home}#marks">{t(lang, "marks_link")}</a> · '
              f'<a href="{home}about/">{t(lang, "about_link")}</a>')
@@ -418,11 +426,12 @@ def quoted(key: str, lang: str) -> str:
     return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
 
 
-def value(snap: Snapshot, key: str, live: bool, lang: str = "en") -> str:
+def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False) -> str:
     """A formatted value for `{{ key }}` in the prose; `attn_examples.metrics` lists the keys.
-    `build.mode` says whether this build measured live; `article.*` and `paper.*` are quotations."""
+    `build.mode` says whether this build measured live (or reused this machine's live measurement);
+    `article.*` and `paper.*` are quotations."""
     if key == "build.mode":
-        return t(lang, "live" if live else "snapshot")
+        return build_source(snap, lang, live, reused)
     if key == "build.confidence":
         return _confidence()
     if key == "build.drift_tolerance":

@@ -3,8 +3,10 @@ unless this build measures live).
 
 Build modes, chosen by ATTN_EXAMPLES_MEASURE:
 - `auto` (default): measure live when an NVIDIA GPU is present (`nvidia-smi` answers), else
-  render from the committed snapshot;
-- `live`: always measure (fails without a CUDA GPU);
+  render from the committed snapshot; a live measurement this machine already took with the same
+  GPU, driver, CUDA, cuDNN, torch, measuring code and configuration is reused
+  (`attn_examples.live_cache`), and the provenance says so;
+- `live`: always measure afresh (fails without a CUDA GPU);
 - `snapshot`: never measure; render from ATTN_EXAMPLES_SNAPSHOT (default snapshots/nvidia-h200).
 
 The measurement is cached at module level, so it happens once per build process although
@@ -41,8 +43,11 @@ REPO = Path(__file__).resolve().parent.parent
 MODE_ENV = "ATTN_EXAMPLES_MEASURE"
 SNAPSHOT_ENV = "ATTN_EXAMPLES_SNAPSHOT"
 SCOPE_ENV = "ATTN_EXAMPLES_LIVE_SCOPE"
+STAGES_ENV = "ATTN_EXAMPLES_STAGES_FILE"   # where a live build writes its stage times (benchmarks/live_build.py)
+NCU_LOG_ENV = "ATTN_EXAMPLES_NCU_LOG"      # where a live build keeps ncu's output and report
 DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
-LIVE_DIR = REPO / ".cache" / "live-snapshot"
+LIVE_DIR = REPO / ".cache" / "live-snapshot"   # the latest live measurement of each device class
+CACHE_DIR = REPO / ".cache" / "measurements"   # live measurements by key (attn_examples.live_cache)
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,6 +55,7 @@ class BuildMeasurement:
     snapshot: Snapshot
     live: bool
     stamp: float   # mtime of the snapshot file when loaded (serve reloads a changed snapshot)
+    reused: bool = False   # live, but taken by an earlier build on this machine (same key)
 
     @functools.cached_property
     def verdicts(self) -> dict[str, claims.Verdict]:
@@ -103,7 +109,7 @@ class BuildMeasurement:
             return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
-        return render.value(self.snapshot, key, self.live, lang)
+        return render.value(self.snapshot, key, self.live, lang, self.reused)
 
     def _list(self, key: str, lang: str) -> str:
         """`list.<metric>[a,b,c]`: "x (a), y (b) and z (c)" over the variants measured here; the
@@ -185,43 +191,92 @@ def live_scope() -> str:
     return scope
 
 
-def _measure_live() -> Path:
-    """Measure the default configuration, the scaling sweep and training on this GPU (what the pages
-    show), add the hardware counters where ncu can read them, and write it as a snapshot under .cache/."""
+def _measure_into(folder: Path, scope: str) -> None:
+    """Measure the default configuration (with `full`: the compiled variants, the scaling sweep,
+    training and the hardware counters where ncu can read them) into `folder`."""
     from attn_examples.config import AttnConfig
     from attn_examples.measure import measure
     from attn_examples.snapshot import write_snapshot
+    from attn_examples.stages import stage
 
-    scope = live_scope()
-    print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages render from it)",
-          file=sys.stderr)
-    started = time.perf_counter()
     data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
                            extended=scope == "full")
-    folder = write_snapshot(data, traces, LIVE_DIR / data["device_slug"]).parent
+    with stage("write"):
+        write_snapshot(data, traces, folder)
     if scope == "full":
         from attn_examples import counters
 
         print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)
-        _, section = counters.add_to_snapshot(load_snapshot(folder), progress=lambda v: print(
-            f"attn-examples: ncu: {v}", file=sys.stderr))
+        log_dir = os.environ.get(NCU_LOG_ENV)
+        with stage("counters"):
+            _, section = counters.add_to_snapshot(load_snapshot(folder), log_dir=Path(log_dir) if log_dir else None,
+                                                  progress=lambda v: print(f"attn-examples: ncu: {v}", file=sys.stderr))
         if not section["available"]:
             print(f"attn-examples: no hardware counters: {section['reason']}", file=sys.stderr)
-    print(f"attn-examples: live measurement took {time.perf_counter() - started:.1f} s; snapshot: {folder}",
-          file=sys.stderr)
-    return folder
+
+
+def _measure_live(fresh: bool) -> tuple[Path, bool]:
+    """This build's live measurement: the one this machine already took with the same key, unless
+    `fresh`, else measured now and kept under that key. (folder, reused)."""
+    import json
+
+    from attn_examples import live_cache, stages
+    from attn_examples.config import AttnConfig
+
+    scope = live_scope()
+    with stages.stage("live"):
+        with stages.stage("import torch"):
+            import torch  # noqa: F401 - timed on its own: every live build pays it
+        with stages.stage("key"):
+            key = live_cache.current_key(json.dumps(AttnConfig().to_dict(), sort_keys=True), scope)
+        with live_cache.locked(CACHE_DIR, key):
+            found = live_cache.lookup(CACHE_DIR, key)
+            reused = found.hit and not fresh
+            if reused:
+                print(f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
+                      f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
+                      file=sys.stderr)
+            else:
+                why = "asked to measure afresh" if fresh else f"no reusable measurement: {found.why_not}"
+                print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
+                      f"render from it; {why})", file=sys.stderr)
+                live_cache.forget(found.folder)
+                _measure_into(found.folder, scope)
+                live_cache.finish(found.folder, key)
+                _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)
+    if os.environ.get(STAGES_ENV):
+        Path(os.environ[STAGES_ENV]).write_text(json.dumps(stages.totals(), indent=1))
+    if not reused:
+        print(f"attn-examples: live measurement took {stages.totals()['live']:.1f} s "
+              f"({stages.summary()}); snapshot: {found.folder}", file=sys.stderr)
+    return found.folder, reused
+
+
+def _publish_latest(folder: Path, target: Path) -> None:
+    """A copy of the newest live measurement under .cache/live-snapshot/<device>/ (what CI checks and
+    uploads, and what `attn-examples accept` promotes), swapped in whole."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns("key.json", ".*"))
+    old = target.with_name(f".{target.name}.{os.getpid()}.old")
+    if target.exists():
+        os.replace(target, old)
+    os.replace(tmp, target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def current() -> BuildMeasurement:
-    """The build's one measurement: measured live once, or the committed snapshot."""
+    """The build's one measurement: measured live once (or reused from this machine's cache), or the
+    committed snapshot."""
     global _current
     if _pinned is not None:
         return _pinned
     if _current is not None and _current.live:
         return _current
     if build_mode() == "live":
-        folder = _measure_live()
-        _current = BuildMeasurement(load_snapshot(folder), True, (folder / "snapshot.json").stat().st_mtime)
+        fresh = os.environ.get(MODE_ENV, "auto").strip().lower() == "live"
+        folder, reused = _measure_live(fresh)
+        _current = BuildMeasurement(load_snapshot(folder), True, (folder / "snapshot.json").stat().st_mtime, reused)
         return _current
     folder = Path(os.environ.get(SNAPSHOT_ENV, DEFAULT_SNAPSHOT))
     stamp = (folder / "snapshot.json").stat().st_mtime if (folder / "snapshot.json").exists() else 0.0
@@ -268,7 +323,7 @@ class Page:
         """The page's provenance line, unfolded (the about page shows it in full; a page that shows it
         gets no second one from the hook)."""
         m = self._m()
-        return render.provenance(m.snapshot, self.lang, m.live, opened=True)
+        return render.provenance(m.snapshot, self.lang, m.live, opened=True, reused=m.reused)
 
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""

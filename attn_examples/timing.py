@@ -43,6 +43,62 @@ def _sleep_cycles_per_us() -> float:
     return cycles / (start.elapsed_time(end) * 1000.0)
 
 
+def _queue_cycles(forwards: dict[str, Callable[[], Any]],
+                  enter: dict[str, Callable[[], AbstractContextManager]]) -> int:
+    """Cycles of `torch.cuda._sleep` to queue ahead of each timed call: four times the slowest host
+    dispatch seen in three probe calls per forward (at least 2 ms), so the GPU never waits for the host."""
+    host_probe = []
+    for name, forward in forwards.items():
+        with enter[name]():
+            for _ in range(3):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                forward()
+                host_probe.append((time.perf_counter() - t0) * 1e6)
+    torch.cuda.synchronize()
+    return int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
+
+
+def _timed_call(forward: Callable[[], Any], cycles: int, start: Any, end: Any) -> tuple[float, float]:
+    """One call queued behind a sleep: (host dispatch µs, device µs)."""
+    torch.cuda._sleep(cycles)
+    start.record()
+    t0 = time.perf_counter()
+    forward()
+    t1 = time.perf_counter()
+    end.record()
+    torch.cuda.synchronize()
+    return (t1 - t0) * 1e6, start.elapsed_time(end) * 1000.0
+
+
+def time_cuda_until(forward: Callable[[], Any], tolerance: float = 0.01, min_calls: int = 6,
+                    max_calls: int = 30, step: int = 6) -> dict[str, dict]:
+    """One forward's device and host time per call, timed `step` calls at a time until the 95%
+    interval of the device median lies within ±`tolerance` of it, or `max_calls` were timed.
+
+    A long, steady kernel (the naive forward at 8k tokens, tens of milliseconds) is settled after
+    six calls; a short, noisy one gets up to `max_calls`. Every call is its own block, as in
+    `time_cuda` with one forward: the interval a claim is judged with comes from these calls."""
+    from attn_examples.uncertainty import median_interval
+
+    cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext})
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    host, device = [], []
+    first = _timed_call(forward, cycles, start, end)[0]
+    while len(device) < max_calls:
+        for _ in range(min(step, max_calls - len(device))):
+            h, d = _timed_call(forward, cycles, start, end)
+            host.append(h)
+            device.append(d)
+        if len(device) < min_calls:
+            continue
+        interval = median_interval(device)
+        median = statistics.median(device)
+        if interval is not None and max(median - interval[0], interval[1] - median) <= tolerance * median:
+            break
+    return {"device_us": stats(device), "host_us": stats(host), "host_first_us": stats([first])}
+
+
 def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
               pins: dict[str, Callable[[], AbstractContextManager]] | None = None,
               block: int = 10) -> dict[str, dict[str, dict]]:
@@ -61,17 +117,7 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
     block = max(block, 2)
     pins = pins or {}
     enter = {name: pins.get(name, contextlib.nullcontext) for name in forwards}
-    host_probe = []
-    for name, forward in forwards.items():
-        with enter[name]():
-            for _ in range(3):
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                forward()
-                host_probe.append((time.perf_counter() - t0) * 1e6)
-    torch.cuda.synchronize()
-    # The queued sleep must outlast the host's dispatch by a wide margin.
-    cycles = int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
+    cycles = _queue_cycles(forwards, enter)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     samples = {name: {"device_us": [], "host_us": [], "host_first_us": []} for name in forwards}
     blocks = {name: {"device_us": [], "host_us": []} for name in forwards}
@@ -80,19 +126,12 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
         for name, forward in forwards.items():
             with enter[name]():
                 for index in range(block):
-                    torch.cuda._sleep(cycles)
-                    start.record()
-                    t0 = time.perf_counter()
-                    forward()
-                    t1 = time.perf_counter()
-                    end.record()
-                    torch.cuda.synchronize()
-                    host = (t1 - t0) * 1e6
+                    host, device = _timed_call(forward, cycles, start, end)
                     if index == 0:
                         samples[name]["host_first_us"].append(host)
                     else:
                         samples[name]["host_us"].append(host)
-                        samples[name]["device_us"].append(start.elapsed_time(end) * 1000.0)
+                        samples[name]["device_us"].append(device)
             for key in ("device_us", "host_us"):
                 blocks[name][key].append(statistics.median(samples[name][key][-(block - 1):]))
     if len(forwards) == 1:

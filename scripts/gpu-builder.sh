@@ -8,6 +8,8 @@
 # (the default configuration, --extended, with counters: snapshots/<device>), as matrix-baseline.tar.gz.
 # NOTEBOOK=1 runs instead the site's notebook beside NOTEBOOK_SNAPSHOT (default snapshots/nvidia-h200) and
 # brings back its frozen outputs (notebook.ipynb) with the GPU tests' result.
+# FAST=1 runs instead benchmarks/live_build.py twice (a cold live strict build stage by stage, a warm serve, the
+# fast measurement checked against the baseline) and the GPU tests, packed as fast.tar.gz.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -36,6 +38,20 @@ if [ "${NOTEBOOK:-0}" = 1 ]; then   # NOTEBOOK=1: run the site's notebook beside
   python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tail -n 5 | tee "$OUT/work/pytest-gpu.log"
   python3 -m pytest tests/test_notebook.py -q -p no:cacheprovider 2>&1 | tail -n 3 | tee "$OUT/work/pytest-notebook.log"
   tar -C "$OUT" -czf "$OUT/notebook.tar.gz" work && rm -rf "$OUT/work"
+  log done; exit 0
+fi
+
+if [ "${FAST:-0}" = 1 ]; then   # FAST=1: the live build's minute, stage by stage (benchmarks/live_build.py)
+  # first, on a cold machine (no measurement cache, no compile cache): what a new GPU builder sees
+  log "live build benchmark (cold), then a warm serve"
+  python3 benchmarks/live_build.py --out "$OUT/work/live" 2>&1 | tail -n 3 | tee "$OUT/work/live-build-result.txt"
+  tail -n 12 "$OUT/work/live/live-build.log"
+  log "second live build (warm compile caches, measured afresh)"
+  python3 benchmarks/live_build.py --out "$OUT/work/live2" 2>&1 | tail -n 1 | tee -a "$OUT/work/live-build-result.txt"
+  rm -rf "$OUT/work/live/site" "$OUT/work/live2/site" "$OUT/work/live2/live-snapshot"
+  log "gpu tests"
+  python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tail -n 8 | tee "$OUT/work/pytest-gpu.log"
+  tar -C "$OUT" -czf "$OUT/fast.tar.gz" work && rm -rf "$OUT/work"
   log done; exit 0
 fi
 

@@ -74,10 +74,11 @@ def test_extended_measurement_pieces_on_cuda():
     from attn_examples.variants import VARIANTS
 
     small = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=128)
-    point = extended.sweep_point(VARIANTS["sdpa_flash"], small, repeats=5)
+    point = extended.sweep_point(VARIANTS["sdpa_flash"], small, max_calls=12)
+    assert 6 <= len(point["device_us_blocks"]) <= 12
     assert point["available"] and point["kernels"] >= 1 and point["tflops"] > 0 and point["main_smem_bytes"]
     huge = AttnConfig(batch=64, heads=64, seq_len=65536, head_dim=64)
-    skipped = extended.sweep_point(VARIANTS["naive"], huge, repeats=5)
+    skipped = extended.sweep_point(VARIANTS["naive"], huge)
     assert not skipped["available"] and "GiB" in skipped["reason"]
     train = extended._training_point(VARIANTS["sdpa_flash"], small, repeats=5)
     assert train["available"] and train["kernels"] > 1

@@ -1,0 +1,163 @@
+"""A live measurement kept for the next build on the same machine (no torch import at module level).
+
+A live build measures for about a minute; an author restarting `mkdocs serve` on a GPU machine
+should not wait that minute again when nothing that determines the numbers has changed. What
+determines them is the key: the GPU (its name and UUID), the driver, CUDA, cuDNN and torch, the
+code that measures (`MEASURED_CODE`, hashed), the configuration and the live scope, and ncu's
+version for the counters. A measurement is stored under the key's digest, and `key.json` is
+written last, after the counters: an entry without it is unfinished and never read. One lock per
+key: two builds starting together measure once, the second waits and reuses.
+`ATTN_EXAMPLES_MEASURE=live` (CI, the GPU workflow) always measures afresh and replaces the entry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+KEY_FILE = "key.json"
+
+# The modules whose code decides what a live measurement holds: the measuring stages (torch), and
+# what they write through. tests/test_live_cache.py checks that every attn_examples module they
+# import is listed; the reader-facing snippets are hashed whole.
+MEASURED_CODE = ("config.py", "counters.py", "counters_driver.py", "extended.py", "kineto.py", "measure.py",
+                 "provenance.py", "snapshot.py", "stages.py", "stamp.py", "timing.py", "uncertainty.py",
+                 "variants.py", "__init__.py")
+
+
+@dataclass(frozen=True)
+class MeasurementKey:
+    """Everything a live measurement's numbers depend on; equal keys, interchangeable measurements."""
+
+    gpu: str
+    gpu_uuid: str
+    driver: str
+    cuda: str
+    cudnn: str
+    torch: str
+    ncu: str
+    code: str      # code_signature()
+    config: str    # the AttnConfig as sorted JSON
+    scope: str     # the live scope: full or core
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(dataclasses.asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+    def differences(self, other: "MeasurementKey") -> list[str]:
+        """'torch 2.11.0 → 2.12.0' for each field that differs (why a cached measurement is not used)."""
+        mine, theirs = dataclasses.asdict(self), dataclasses.asdict(other)
+        return [f"{name} {theirs[name]} → {mine[name]}" for name in mine if mine[name] != theirs[name]]
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str) -> "MeasurementKey":
+        fields = [f.name for f in dataclasses.fields(cls)]
+        if not isinstance(data, dict) or sorted(data) != sorted(fields):
+            raise ValueError(f"{where}: expected the fields {', '.join(fields)}")
+        bad = [name for name in fields if not isinstance(data[name], str)]
+        if bad:
+            raise ValueError(f"{where}: field {bad[0]!r} must be a string")
+        return cls(**data)
+
+
+def code_signature(package: Path = PACKAGE) -> str:
+    """A hash of the measuring modules and of every snippet (the code readers see is the code that runs)."""
+    digest = hashlib.sha256()
+    files = [package / name for name in MEASURED_CODE] + sorted((package / "snippets").glob("*.py"))
+    for path in files:
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def current_key(config_json: str, scope: str) -> MeasurementKey:
+    """This machine's key for a live measurement of `config_json` (imports torch; CUDA must be there)."""
+    import torch
+
+    from attn_examples import counters
+    from attn_examples.stamp import run
+
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    driver = run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]) or ""
+    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    ncu = counters.ncu_path()
+    return MeasurementKey(
+        gpu=props.name, gpu_uuid=str(getattr(props, "uuid", "")), driver=driver.splitlines()[0] if driver else "",
+        cuda=str(torch.version.cuda), cudnn=str(cudnn), torch=torch.__version__,
+        ncu=counters.ncu_version(ncu) if ncu and scope == "full" else "", code=code_signature(),
+        config=config_json, scope=scope)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Where the key's measurement lives, and whether it is there (and if not, what the last one differed in)."""
+
+    folder: Path
+    hit: bool
+    why_not: str   # empty on a hit
+
+
+def entry_folder(cache: Path, key: MeasurementKey) -> Path:
+    return cache / key.digest()
+
+
+def lookup(cache: Path, key: MeasurementKey) -> Lookup:
+    """The cached measurement for `key`, or why there is none (nothing yet; or the newest entry's key
+    differs in these fields)."""
+    folder = entry_folder(cache, key)
+    try:
+        stored = MeasurementKey.from_dict(json.loads((folder / KEY_FILE).read_text(encoding="utf-8")),
+                                          str(folder / KEY_FILE))
+    except (OSError, ValueError):
+        stored = None
+    if stored == key and (folder / "snapshot.json").exists():
+        return Lookup(folder, True, "")
+    return Lookup(folder, False, _nearest_difference(cache, key))
+
+
+def _nearest_difference(cache: Path, key: MeasurementKey) -> str:
+    """What the most recent finished entry differs in, for the build's log."""
+    entries = sorted(cache.glob(f"*/{KEY_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True) if cache.is_dir() else []
+    for path in entries:
+        try:
+            other = MeasurementKey.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+        except (OSError, ValueError):
+            continue
+        changed = key.differences(other)
+        return "changed since the last one: " + "; ".join(changed) if changed else "the entry is incomplete"
+    return "none measured on this machine yet"
+
+
+def finish(folder: Path, key: MeasurementKey) -> None:
+    """Mark the entry complete: `key.json`, written atomically, after everything else."""
+    tmp = folder / f".{KEY_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(dataclasses.asdict(key), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / KEY_FILE)
+
+
+def forget(folder: Path) -> None:
+    """Unmark and empty an entry before measuring into it again (a reader then sees no entry, not a stale one)."""
+    (folder / KEY_FILE).unlink(missing_ok=True)
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def locked(cache: Path, key: MeasurementKey) -> Iterator[None]:
+    """One build at a time measures a key; the others wait, then find its entry."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"{key.digest()}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

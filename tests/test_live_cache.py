@@ -1,0 +1,146 @@
+"""The live measurement cache: what its key is made of, and how a build uses it (no GPU needed:
+the measuring stage is replaced by a copy of the committed CPU snapshot; the GPU run checks the rest)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from attn_examples import live_cache, site
+from attn_examples.snapshot import load_snapshot
+from tests.conftest import REPO
+
+KEY = live_cache.MeasurementKey(gpu="NVIDIA H200", gpu_uuid="GPU-1", driver="580.159.04", cuda="13.0",
+                                cudnn="91900", torch="2.11.0+cu130", ncu="Nsight Compute 2025.3.1.0",
+                                code="abc", config='{"seq_len": 1024}', scope="full")
+
+
+@pytest.mark.parametrize("field, other", [("torch", "2.12.0+cu130"), ("code", "abd"), ("config", '{"seq_len": 2048}'),
+                                          ("gpu", "NVIDIA A100-SXM4-80GB"), ("gpu_uuid", "GPU-2"),
+                                          ("driver", "590.1"), ("cuda", "13.1"), ("cudnn", "92000"),
+                                          ("scope", "core"), ("ncu", "Nsight Compute 2026.1")])
+def test_a_change_of_any_field_misses_and_says_which(tmp_path, field, other):
+    changed = dataclasses.replace(KEY, **{field: other})
+    assert changed.digest() != KEY.digest()
+    live_cache.finish(_entry(tmp_path, KEY), KEY)
+    found = live_cache.lookup(tmp_path, changed)
+    assert not found.hit and found.why_not == f"changed since the last one: {field} {getattr(KEY, field)} → {other}"
+
+
+def test_the_same_key_hits(tmp_path):
+    assert dataclasses.replace(KEY).digest() == KEY.digest()
+    live_cache.finish(_entry(tmp_path, KEY), KEY)
+    found = live_cache.lookup(tmp_path, dataclasses.replace(KEY))
+    assert found.hit and found.folder == tmp_path / KEY.digest()
+
+
+def test_an_unfinished_or_tampered_entry_is_never_read(tmp_path):
+    folder = _entry(tmp_path, KEY)                       # measured, but key.json never written
+    assert not live_cache.lookup(tmp_path, KEY).hit
+    (folder / live_cache.KEY_FILE).write_text('{"gpu": 3}')
+    assert not live_cache.lookup(tmp_path, KEY).hit
+    with pytest.raises(ValueError, match="key.json: expected the fields"):
+        live_cache.MeasurementKey.from_dict({"gpu": 3}, str(folder / live_cache.KEY_FILE))
+
+
+def _package_copy(tmp_path: Path) -> Path:
+    package = tmp_path / "attn_examples"
+    shutil.copytree(REPO / "attn_examples", package, symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__", "claims.d"))
+    return package
+
+
+def test_the_code_signature_follows_the_measuring_code_and_the_snippets_only(tmp_path):
+    package = _package_copy(tmp_path)
+    before = live_cache.code_signature(package)
+    (package / "render.py").write_text((package / "render.py").read_text() + "\n# prose only\n")
+    assert live_cache.code_signature(package) == before
+    (package / "extended.py").write_text((package / "extended.py").read_text() + "\n# timing changed\n")
+    after_code = live_cache.code_signature(package)
+    assert after_code != before
+    snippet = package / "snippets" / "naive_attention.py"
+    snippet.write_text(snippet.read_text() + "\n# the reader's code changed\n")
+    assert live_cache.code_signature(package) != after_code
+
+
+def _imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "attn_examples":
+                names |= {alias.name for alias in node.names}
+            elif node.module.startswith("attn_examples."):
+                names.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("attn_examples.")}
+    return names
+
+
+def test_every_module_the_measurement_imports_is_in_the_signature():
+    todo, seen = ["measure", "extended", "counters", "counters_driver"], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name == "snippets":
+            continue
+        seen.add(name)
+        todo += sorted(_imported_modules(REPO / "attn_examples" / f"{name}.py"))
+    missing = sorted(f"{name}.py" for name in seen if f"{name}.py" not in live_cache.MEASURED_CODE)
+    assert not missing, f"add to live_cache.MEASURED_CODE: {missing}"
+
+
+def _entry(cache: Path, key: live_cache.MeasurementKey) -> Path:
+    folder = cache / key.digest()
+    shutil.copytree(REPO / "snapshots" / "cpu", folder)
+    return folder
+
+
+@pytest.fixture
+def stubbed(tmp_path, monkeypatch):
+    """site's live path with this machine's key fixed and the measuring stage a copy of the CPU snapshot."""
+    calls: list[Path] = []
+    lock = threading.Lock()
+
+    def measure_into(folder: Path, scope: str) -> None:
+        with lock:
+            calls.append(folder)
+        shutil.copytree(REPO / "snapshots" / "cpu", folder)
+
+    monkeypatch.setattr(site, "CACHE_DIR", tmp_path / "measurements")
+    monkeypatch.setattr(site, "LIVE_DIR", tmp_path / "live-snapshot")
+    monkeypatch.setattr(live_cache, "current_key", lambda config, scope: dataclasses.replace(KEY, config=config, scope=scope))
+    monkeypatch.setattr(site, "_measure_into", measure_into)
+    return calls
+
+
+def test_a_second_build_reuses_and_live_mode_measures_afresh(stubbed, tmp_path):
+    folder, reused = site._measure_live(fresh=False)
+    assert not reused and len(stubbed) == 1 and load_snapshot(folder).device_slug == "cpu"
+    assert (tmp_path / "live-snapshot" / "cpu" / "snapshot.json").exists()   # where CI and `accept` look
+    assert site._measure_live(fresh=False) == (folder, True) and len(stubbed) == 1
+    assert site._measure_live(fresh=True) == (folder, False) and len(stubbed) == 2
+
+
+def test_builds_starting_together_measure_once(stubbed):
+    results: list[tuple[Path, bool]] = []
+    threads = [threading.Thread(target=lambda: results.append(site._measure_live(fresh=False))) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stubbed) == 1 and sorted(reused for _, reused in results) == [False, True, True]
+
+
+def test_a_reused_measurement_says_so_in_both_languages():
+    from attn_examples import render
+
+    snap = load_snapshot(REPO / "snapshots" / "cpu")
+    for lang, words in (("en", "reused"), ("zh-TW", "沿用")):
+        line = render.provenance(snap, lang, True, reused=True)
+        assert words in line and snap.provenance.measured_at[:10] in line
+        assert words not in render.provenance(snap, lang, True)
+        assert words in render.value(snap, "build.mode", True, lang, reused=True)
