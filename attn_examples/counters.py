@@ -13,7 +13,9 @@ everything else works without it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import csv
+import functools
 import io
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from attn_examples.stages import stage
 from attn_examples.stamp import stamp
 
 if TYPE_CHECKING:
@@ -72,6 +75,7 @@ def ncu_path() -> str | None:
     return shutil.which("ncu") or shutil.which("/usr/local/cuda/bin/ncu")
 
 
+@functools.lru_cache(maxsize=None)
 def ncu_version(ncu: str) -> str:
     done = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
@@ -84,11 +88,27 @@ def parse_query(text: str) -> set[str]:
             if line.strip() and "__" in line.split()[0] and not line.startswith("==")}
 
 
-def offered_metrics(ncu: str) -> set[str] | None:
-    """The base names this GPU offers, or None when ncu would not say (then everything is asked for)."""
+def _query_metrics(ncu: str) -> set[str] | None:
     done = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
     names = parse_query(done.stdout)
     return names or None
+
+
+_offered: dict[str, concurrent.futures.Future] = {}
+
+
+def prefetch_offered(ncu: str) -> None:
+    """Start asking ncu which metrics this GPU offers, in the background (seconds of ncu start-up that a
+    live build spends importing torch instead; the query reads the device's metric list, runs no kernel)."""
+    if ncu not in _offered:
+        _offered[ncu] = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ncu-query").submit(
+            _query_metrics, ncu)
+
+
+def offered_metrics(ncu: str) -> set[str] | None:
+    """The base names this GPU offers, or None when ncu would not say (then everything is asked for)."""
+    prefetch_offered(ncu)
+    return _offered[ncu].result()
 
 
 # Launch statistics and occupancy's derived metrics are computed from the launch, not read from a
@@ -115,8 +135,9 @@ def command(ncu: str, snapshot_dir: str, variant_ids: list[str], metrics: list[s
 
 
 def import_command(ncu: str, report: str, by_range: bool) -> list[str]:
-    """The report's details page as CSV; `by_range`: each kernel named after its NVTX range instead."""
-    return [ncu, "--import", report, "--csv", "--page", "details",
+    """The report's details page as CSV, in base units (bytes, not ncu's choice of Mbyte or Gbyte);
+    `by_range`: each kernel named after its NVTX range instead."""
+    return [ncu, "--import", report, "--csv", "--page", "details", "--print-units", "base",
             *(["--print-nvtx-rename", "kernel"] if by_range else [])]
 
 
@@ -233,7 +254,8 @@ def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 6
     if ncu is None:
         return unavailable(NO_NCU)
     started = time.perf_counter()
-    metrics, missing = split_metrics(offered_metrics(ncu))
+    with stage("counters.query"):
+        metrics, missing = split_metrics(offered_metrics(ncu))
     with tempfile.TemporaryDirectory(prefix="attn-ncu-") as tmp:
         report = str(Path(tmp) / "counters.ncu-rep")
         cmd = command(ncu, str(snapshot_dir), variant_ids, metrics, report)
@@ -243,15 +265,17 @@ def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 6
                 progress(line[len(STARTED):].strip())
 
         try:
-            output = _run_logged(cmd, timeout_s, on_line)
+            with stage("counters.ncu"):
+                output = _run_logged(cmd, timeout_s, on_line)
         except subprocess.TimeoutExpired:
             return unavailable(f"ncu did not finish within {timeout_s} s")
         if "ERR_NVGPUCTRPERM" in output:
             return unavailable("the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)")
         readings = []
         for by_range in (False, True):
-            done = subprocess.run(import_command(ncu, report, by_range), capture_output=True, text=True,
-                                  timeout=timeout_s)
+            with stage("counters.import"):
+                done = subprocess.run(import_command(ncu, report, by_range), capture_output=True, text=True,
+                                      timeout=timeout_s)
             readings.append(done.stdout)
         if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)

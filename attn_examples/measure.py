@@ -231,10 +231,13 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     if device != "cpu":
         torch.cuda.set_device(torch.device(device))
     check_fits(config, device)
-    with stage("setup"):   # inputs, the float64 reference, which backend SDPA picks by itself
-        inputs = make_inputs(config, device)
-        reference = reference_output(*inputs)
-        dispatch = detect_auto_backend(*inputs[:3])
+    with stage("setup"):   # inputs (the first CUDA call initialises it), the float64 reference, SDPA's own pick
+        with stage("setup.inputs"):
+            inputs = make_inputs(config, device)
+        with stage("setup.reference"):
+            reference = reference_output(*inputs)
+        with stage("setup.dispatch"):
+            dispatch = detect_auto_backend(*inputs[:3])
 
     results: dict[str, dict] = {}
     traces: dict[str, bytes] = {}

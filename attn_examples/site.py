@@ -241,6 +241,11 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
                 print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
                       f"render from it; {why})", file=sys.stderr)
                 live_cache.forget(found.folder)
+                if scope == "full":   # ncu's start-up and metric list, while the measurement runs
+                    from attn_examples import counters
+
+                    if counters.ncu_path():
+                        counters.prefetch_offered(counters.ncu_path())
                 _measure_into(found.folder, scope)
                 live_cache.finish(found.folder, key)
                 _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)

@@ -44,9 +44,10 @@ def _sleep_cycles_per_us() -> float:
 
 
 def _queue_cycles(forwards: dict[str, Callable[[], Any]],
-                  enter: dict[str, Callable[[], AbstractContextManager]]) -> int:
+                  enter: dict[str, Callable[[], AbstractContextManager]], floor_us: float = 2000.0) -> int:
     """Cycles of `torch.cuda._sleep` to queue ahead of each timed call: four times the slowest host
-    dispatch seen in three probe calls per forward (at least 2 ms), so the GPU never waits for the host."""
+    dispatch seen in three probe calls per forward (at least `floor_us`), so the GPU never waits for
+    the host."""
     host_probe = []
     for name, forward in forwards.items():
         with enter[name]():
@@ -56,7 +57,7 @@ def _queue_cycles(forwards: dict[str, Callable[[], Any]],
                 forward()
                 host_probe.append((time.perf_counter() - t0) * 1e6)
     torch.cuda.synchronize()
-    return int(max(2000.0, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
+    return int(max(floor_us, 4.0 * max(host_probe)) * _sleep_cycles_per_us())
 
 
 def _timed_call(forward: Callable[[], Any], cycles: int, start: Any, end: Any) -> tuple[float, float]:
@@ -72,16 +73,18 @@ def _timed_call(forward: Callable[[], Any], cycles: int, start: Any, end: Any) -
 
 
 def time_cuda_until(forward: Callable[[], Any], tolerance: float = 0.01, min_calls: int = 6,
-                    max_calls: int = 30, step: int = 6) -> dict[str, dict]:
+                    max_calls: int = 30, step: int = 6, floor_us: float = 1000.0) -> dict[str, dict]:
     """One forward's device and host time per call, timed `step` calls at a time until the 95%
     interval of the device median lies within ±`tolerance` of it, or `max_calls` were timed.
 
     A long, steady kernel (the naive forward at 8k tokens, tens of milliseconds) is settled after
     six calls; a short, noisy one gets up to `max_calls`. Every call is its own block, as in
-    `time_cuda` with one forward: the interval a claim is judged with comes from these calls."""
+    `time_cuda` with one forward: the interval a claim is judged with comes from these calls. Only
+    device time is kept from these calls, so the sleep queued ahead of each needs less margin
+    (`floor_us`) than `time_cuda`'s, whose host times are published too."""
     from attn_examples.uncertainty import median_interval
 
-    cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext})
+    cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext}, floor_us)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     host, device = [], []
     first = _timed_call(forward, cycles, start, end)[0]

@@ -83,7 +83,7 @@ def check(out: Path) -> dict:
     if not folders:
         return {"check": "no cached live measurement"}
     live = folders[-1].parent
-    shutil.copytree(live, out / "live-snapshot", dirs_exist_ok=True)
+    shutil.copyfile(live / "snapshot.json", out / "live-snapshot.json")
     snap = json.loads((live / "snapshot.json").read_text())
     baseline = REPO / "snapshots" / snap["device_slug"]
     cmd = ["attn-examples", "check", str(live)] + (["--baseline", str(baseline)] if baseline.exists() else [])
