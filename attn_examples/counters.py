@@ -17,6 +17,7 @@ import concurrent.futures
 import csv
 import functools
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -124,14 +125,15 @@ def split_metrics(offered: set[str] | None) -> tuple[list[str], list[str]]:
     return wanted, [m for m in METRICS if m not in wanted]
 
 
-def command(ncu: str, snapshot_dir: str, variant_ids: list[str], metrics: list[str], report: str,
+def command(ncu: str, config_json: str, variant_ids: list[str], metrics: list[str], report: str, go_file: str,
             python: str = sys.executable) -> list[str]:
     """One ncu run over every variant's forward (the driver wraps each in an NVTX range named after
-    it), written to the report file `report` (.ncu-rep)."""
+    it), written to the report file `report` (.ncu-rep). The driver starts, warms up and waits for
+    `go_file` (`CountersPass`)."""
     ranges = [arg for v in variant_ids for arg in ("--nvtx-include", f"{v}/")]
     return [ncu, "--clock-control", "none", "--cache-control", "all", "--nvtx", *ranges,
             "--metrics", ",".join(metrics), "--export", report, "--force-overwrite",
-            python, "-m", "attn_examples.counters_driver", snapshot_dir, *variant_ids]
+            python, "-m", "attn_examples.counters_driver", "--config", config_json, "--go", go_file, *variant_ids]
 
 
 def import_command(ncu: str, report: str, by_range: bool) -> list[str]:
@@ -214,85 +216,150 @@ def unavailable(reason: str) -> dict[str, Any]:
             "wall_s": None, "variants": {}, **stamp()}
 
 
-def _run_logged(cmd: list[str], timeout_s: int, on_line: Callable[[str], None]) -> str:
-    """Run a command, calling `on_line` for each line it prints as it prints it; all its output."""
-    import threading
+class CountersPass:
+    """One ncu run, started before the measurement it annotates so that its start-up (ncu, Python,
+    torch, CUDA, cuDNN: about as long as the profiling itself) overlaps the measurement's own.
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
+    The driver (`attn_examples.counters_driver`) imports torch, draws the inputs of `config`, calls
+    each candidate variant once (libraries loaded, no kernel profiled: ncu profiles only inside the
+    NVTX ranges), says `ready`, and waits, without touching the GPU, for `go()` to name the variants
+    to profile. The measurement waits for `ready` before it profiles or times anything
+    (`wait_ready`), so nothing of the driver's runs beside it. `finish()` returns the snapshot's
+    counters section, or why there is none.
+    """
 
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
-            on_line(line)
+    def __init__(self, config: dict, candidates: list[str], timeout_s: int = 600, log_dir: Path | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        import tempfile
+        import threading
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        reader.join(timeout=10)
-    return "".join(lines)
+        self._ncu = ncu_path()
+        self._config = json.dumps(config, sort_keys=True)
+        self._candidates = list(candidates)
+        self._timeout_s = timeout_s
+        self._log_dir = log_dir
+        self._progress = progress
+        self._tmp = Path(tempfile.mkdtemp(prefix="attn-ncu-"))
+        self._report = str(self._tmp / "counters.ncu-rep")
+        self._go = self._tmp / "go.json"
+        self._ready = threading.Event()   # set on the driver's `ready`, or when ncu ends without it
+        self._proc: subprocess.Popen | None = None
+        self._lines: list[str] = []
+        self._problem: str | None = None
+        self._cmd: list[str] = []
+        self._metrics: list[str] = []
+        self._missing: list[str] = []
+        self._ids: list[str] = []
+        self._gone = False
+        self._started = time.perf_counter()
+        self._thread = threading.Thread(target=self._run, name="ncu", daemon=True)
+        if self._ncu is None:
+            self._problem = NO_NCU
+            self._ready.set()
+        else:
+            self._thread.start()
 
-
-def collect(snapshot_dir: str | Path, variant_ids: list[str], timeout_s: int = 600, log_dir: Path | None = None,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """One ncu run over all the variants; the section of the snapshot, or why there is none.
-
-    `log_dir` keeps the run's whole output (ncu's log, the two CSV readings and the .ncu-rep report)
-    for whoever debugs it."""
-    import tempfile
-
-    from attn_examples.counters_driver import STARTED
-
-    ncu = ncu_path()
-    if ncu is None:
-        return unavailable(NO_NCU)
-    started = time.perf_counter()
-    with stage("counters.query"):
-        metrics, missing = split_metrics(offered_metrics(ncu))
-    with tempfile.TemporaryDirectory(prefix="attn-ncu-") as tmp:
-        report = str(Path(tmp) / "counters.ncu-rep")
-        cmd = command(ncu, str(snapshot_dir), variant_ids, metrics, report)
-
-        def on_line(line: str) -> None:
-            if progress and line.startswith(STARTED):
-                progress(line[len(STARTED):].strip())
+    def _run(self) -> None:
+        from attn_examples.counters_driver import READY, STARTED
 
         try:
-            with stage("counters.ncu"):
-                output = _run_logged(cmd, timeout_s, on_line)
-        except subprocess.TimeoutExpired:
-            return unavailable(f"ncu did not finish within {timeout_s} s")
+            self._metrics, self._missing = split_metrics(offered_metrics(self._ncu))
+            self._cmd = command(self._ncu, self._config, self._candidates, self._metrics, self._report,
+                                str(self._go))
+            # its own process group: abort() stops ncu and the Python under it together
+            self._proc = subprocess.Popen(self._cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          start_new_session=True)
+            assert self._proc.stdout is not None
+            for line in self._proc.stdout:
+                self._lines.append(line)
+                if line.startswith(READY):
+                    self._ready.set()
+                elif self._progress and line.startswith(STARTED):
+                    self._progress(line[len(STARTED):].strip())
+            self._proc.wait()
+        except OSError as exc:
+            self._problem = f"ncu could not be started: {exc}"
+        finally:
+            self._ready.set()
+
+    def wait_ready(self, timeout_s: float = 300.0) -> bool:
+        """Block until the driver is warm and idle (or ncu has ended); False if it timed out."""
+        return self._ready.wait(timeout_s)
+
+    def go(self, variant_ids: list[str]) -> None:
+        """Profile these variants now (written atomically; the driver polls for the file)."""
+        self._ids = [v for v in variant_ids if v in self._candidates]
+        self._gone = True
+        tmp = self._go.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self._ids))
+        tmp.replace(self._go)
+
+    def abort(self) -> None:
+        """Stop ncu and its driver if they still run (a measurement that failed), and clean up."""
+        import os
+        import signal
+
+        if self._proc is not None and self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._proc.wait()
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def finish(self) -> dict[str, Any]:
+        """Wait for ncu, read its report back; the snapshot's counters section."""
+        try:
+            return self._finish()
+        finally:
+            self.abort()
+
+    def _finish(self) -> dict[str, Any]:
+        if self._problem and self._proc is None:   # ncu missing, or it could not be started
+            return unavailable(self._problem)
+        if not self._gone:
+            self.go([])
+        with stage("counters.ncu"):
+            self._thread.join(self._timeout_s)
+        if self._thread.is_alive():
+            return unavailable(f"ncu did not finish within {self._timeout_s} s")
+        if self._problem:
+            return unavailable(self._problem)
+        output = "".join(self._lines)
         if "ERR_NVGPUCTRPERM" in output:
             return unavailable("the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)")
         readings = []
         for by_range in (False, True):
             with stage("counters.import"):
-                done = subprocess.run(import_command(ncu, report, by_range), capture_output=True, text=True,
-                                      timeout=timeout_s)
+                done = subprocess.run(import_command(self._ncu, self._report, by_range), capture_output=True,
+                                      text=True, timeout=self._timeout_s)
             readings.append(done.stdout)
-        if log_dir is not None:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            (log_dir / "ncu.log").write_text(" ".join(cmd) + "\n" + output)
-            (log_dir / "details.csv").write_text(readings[0])
-            (log_dir / "details-by-range.csv").write_text(readings[1])
-            if Path(report).exists():
-                shutil.copyfile(report, log_dir / "counters.ncu-rep")
+        if self._log_dir is not None:
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            (self._log_dir / "ncu.log").write_text(" ".join(self._cmd) + "\n" + output)
+            (self._log_dir / "details.csv").write_text(readings[0])
+            (self._log_dir / "details-by-range.csv").write_text(readings[1])
+            if Path(self._report).exists():
+                shutil.copyfile(self._report, self._log_dir / "counters.ncu-rep")
         try:
-            variants = by_variant(readings[0], readings[1], variant_ids)
+            variants = by_variant(readings[0], readings[1], self._ids)
         except CountersError as exc:
             tail = " | ".join(output.strip().splitlines()[-2:])
             return unavailable(f"{exc} (ncu said: {tail})" if tail else str(exc))
-    shown = command("ncu", "<snapshot>", variant_ids, metrics, "counters.ncu-rep", "python")
-    return {"available": True, "reason": None, "tool": ncu_version(ncu), "command": " ".join(shown),
-            "missing_metrics": missing, "wall_s": time.perf_counter() - started, "variants": variants,
-            **stamp()}
+        shown = command("ncu", "<config>", self._ids, self._metrics, "counters.ncu-rep", "<go>", "python")
+        return {"available": True, "reason": None, "tool": ncu_version(self._ncu), "command": " ".join(shown),
+                "missing_metrics": self._missing, "wall_s": time.perf_counter() - self._started,
+                "variants": variants, **stamp()}
+
+
+def collect(config: dict, variant_ids: list[str], timeout_s: int = 600, log_dir: Path | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """One ncu run over the variants of a measurement of `config`, now; the snapshot's counters
+    section, or why there is none. `log_dir` keeps the run's whole output (ncu's log, the two CSV
+    readings and the .ncu-rep report) for whoever debugs it."""
+    run = CountersPass(config, variant_ids, timeout_s, log_dir, progress)
+    run.go(variant_ids)
+    return run.finish()
 
 
 def default_variants(snap: "Snapshot") -> list[str]:
@@ -315,7 +382,7 @@ def add_to_snapshot(snap: "Snapshot", variant_ids: list[str] | None = None, outp
         data["counters"] = unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
     else:
         ids = variant_ids if variant_ids is not None else default_variants(snap)
-        data["counters"] = collect(snap.root, ids, log_dir=log_dir, progress=progress)
+        data["counters"] = collect(snap.config.to_dict(), ids, log_dir=log_dir, progress=progress)
     if not data["counters"]["available"]:
         keep_measured(snap, data["counters"]["reason"], replace)
     traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}

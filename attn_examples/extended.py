@@ -75,8 +75,8 @@ def _score_bytes(variant: Variant, config: AttnConfig) -> int:
 
 
 def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, Any]:
-    # the forward has just run once (the check that it runs); the schedule's wait and warm-up steps follow
-    prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=0, wait=1, warmup=1, active=1)
+    # the forward has just run once (the check that it runs); one warm-up step under the profiler, one recorded
+    prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=0, wait=0, warmup=1, active=1)
     steps = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)["steps"]
     gpu = steps[0]["gpu"]
     kernels = [a for a in gpu if a["kind"] == "kernel"]
@@ -161,7 +161,7 @@ def sweep(base: AttnConfig, bf16_peak_tflops: float, progress=None) -> dict:
             "wall_s": time.perf_counter() - started, "points": points}
 
 
-def _training_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
+def _training_point(variant: Variant, config: AttnConfig, max_calls: int = 30) -> dict:
     q, k, v, mask = make_inputs(config, "cuda")
     q, k, v = (t.requires_grad_(True) for t in (q, k, v))
     empty = {"variant": variant.id, "available": False, "kernels": None, "gpu_activities": None, "device_us": None,
@@ -178,9 +178,10 @@ def _training_point(variant: Variant, config: AttnConfig, repeats: int) -> dict:
             torch.cuda.synchronize()
         except RuntimeError as exc:
             return {**empty, "reason": f"{type(exc).__name__}: {str(exc).splitlines()[0]}"}
-        prof = profile_forward(step, "train_step", cuda=True, warmup_calls=2, wait=1, warmup=1, active=1)
+        # the step has just run once; one warm-up step under the profiler, one recorded
+        prof = profile_forward(step, "train_step", cuda=True, warmup_calls=0, wait=0, warmup=1, active=1)
         gpu = kineto.parse_trace(json.loads(_export_trace(prof)), "train_step")["steps"][0]["gpu"]
-        timed = timing.time_cuda({variant.id: step}, repeats)[variant.id]
+        timed = timing.time_cuda_until(step, max_calls=max_calls)
     return {"variant": variant.id, "available": True, "reason": None,
             "kernels": sum(1 for a in gpu if a["kind"] == "kernel"), "gpu_activities": len(gpu),
             "device_us": timed["device_us"]["median"], "device_us_blocks": timed["device_us"]["blocks"]}
@@ -201,11 +202,11 @@ def inplace_autograd(config: AttnConfig) -> dict:
     return {"raised": False, "error": None, "max_abs_grad_diff": float((grads[0] - grads[1]).abs().max())}
 
 
-def training(base: AttnConfig, repeats: int = 20, progress=None) -> dict:
+def training(base: AttnConfig, progress=None) -> dict:
     points = []
     for variant in ARTICLE_VARIANTS:
         if progress:
             progress(f"training {variant.id}")
-        points.append(_training_point(variant, base, repeats))
+        points.append(_training_point(variant, base))
         torch.cuda.empty_cache()
     return {"points": points, "inplace_autograd": inplace_autograd(base)}

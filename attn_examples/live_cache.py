@@ -79,22 +79,63 @@ def code_signature(package: Path = PACKAGE) -> str:
     return digest.hexdigest()[:16]
 
 
-def current_key(config_json: str, scope: str) -> MeasurementKey:
-    """This machine's key for a live measurement of `config_json` (imports torch; CUDA must be there)."""
+def _torch_build() -> tuple[str, str]:
+    """(torch's version with its git revision, its CUDA version), read from torch/version.py without
+    importing torch (seconds a warm `mkdocs serve` does not spend)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("torch is not installed: a live measurement needs the `measure` extra")
+    values: dict[str, str] = {}
+    tree = ast.parse(Path(spec.origin).with_name("version.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant):
+            values[target.id] = str(value.value)
+    return f"{values.get('__version__', '?')} ({values.get('git_version', '?')[:12]})", values.get("cuda", "None")
+
+
+def _cudnn() -> str:
+    """The cuDNN torch loads: the version of its pip distribution (nvidia-cudnn-cu*), else torch's own
+    answer (imports torch: a machine whose cuDNN is not a pip package pays that second)."""
+    import importlib.metadata
+
+    for dist in importlib.metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower()
+        if name.startswith("nvidia-cudnn"):
+            return f"{name} {dist.version}"
     import torch
 
-    from attn_examples import counters
+    return str(torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None)
+
+
+def _gpu() -> tuple[str, str, str]:
+    """(name, UUID, driver) of the GPU a build measures on (the first visible one), from nvidia-smi."""
     from attn_examples.stamp import run
 
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    driver = run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]) or ""
-    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    rows = [[c.strip() for c in line.split(",")] for line in
+            (run(["nvidia-smi", "--query-gpu=index,name,uuid,driver_version", "--format=csv,noheader"]) or "").splitlines()
+            if line.count(",") == 3]
+    if not rows:
+        raise RuntimeError("nvidia-smi lists no GPU")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    chosen = next((r for r in rows if visible and visible in (r[0], r[2])), rows[0])
+    return chosen[1], chosen[2], chosen[3]
+
+
+def current_key(config_json: str, scope: str) -> MeasurementKey:
+    """This machine's key for a live measurement of `config_json`, without importing torch."""
+    from attn_examples import counters
+
+    gpu, uuid, driver = _gpu()
+    torch_version, cuda = _torch_build()
     ncu = counters.ncu_path()
-    return MeasurementKey(
-        gpu=props.name, gpu_uuid=str(getattr(props, "uuid", "")), driver=driver.splitlines()[0] if driver else "",
-        cuda=str(torch.version.cuda), cudnn=str(cudnn), torch=torch.__version__,
-        ncu=counters.ncu_version(ncu) if ncu and scope == "full" else "", code=code_signature(),
-        config=config_json, scope=scope)
+    return MeasurementKey(gpu=gpu, gpu_uuid=uuid, driver=driver, cuda=cuda, cudnn=_cudnn(), torch=torch_version,
+                          ncu=counters.ncu_version(ncu) if ncu and scope == "full" else "", code=code_signature(),
+                          config=config_json, scope=scope)
 
 
 @dataclass(frozen=True)

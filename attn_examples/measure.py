@@ -220,10 +220,12 @@ def time_variants(entries: dict[str, dict], variants: list[Variant], config: Att
 
 
 def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str] | None = None,
-            progress: bool = True, argv: list[str] | None = None,
-            extended: bool = False) -> tuple[dict, dict[str, bytes]]:
+            progress: bool = True, argv: list[str] | None = None, extended: bool = False,
+            before_profiling: Callable[[], None] | None = None) -> tuple[dict, dict[str, bytes]]:
     """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}.
-    `extended` (CUDA only) adds the scaling sweep and the training pass."""
+    `extended` (CUDA only) adds the scaling sweep and the training pass. `before_profiling` runs
+    after the set-up, before anything is profiled or timed (a live build waits there for the
+    counters' driver to be idle: `counters.CountersPass`)."""
     device = resolve_device(device)
     # The compiled variants take tens of seconds to compile: part of --extended, or asked for by name.
     ids = list(variant_ids) if variant_ids else [v.id for v in VARIANTS.values() if extended or v.in_article]
@@ -238,6 +240,9 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
             reference = reference_output(*inputs)
         with stage("setup.dispatch"):
             dispatch = detect_auto_backend(*inputs[:3])
+    if before_profiling is not None:
+        with stage("wait"):
+            before_profiling()
 
     results: dict[str, dict] = {}
     traces: dict[str, bytes] = {}

@@ -191,28 +191,54 @@ def live_scope() -> str:
     return scope
 
 
-def _measure_into(folder: Path, scope: str) -> None:
-    """Measure the default configuration (with `full`: the compiled variants, the scaling sweep,
-    training and the hardware counters where ncu can read them) into `folder`."""
+def _counters_pass(scope: str):
+    """The counters' ncu run, started now (None for the core scope)."""
+    if scope != "full":
+        return None
+    from attn_examples import counters
     from attn_examples.config import AttnConfig
-    from attn_examples.measure import measure
+    from attn_examples.variants import ARTICLE_VARIANTS
+
+    log_dir = os.environ.get(NCU_LOG_ENV)
+    return counters.CountersPass(AttnConfig().to_dict(), [v.id for v in ARTICLE_VARIANTS],
+                                 log_dir=Path(log_dir) if log_dir else None,
+                                 progress=lambda v: print(f"attn-examples: ncu: {v}", file=sys.stderr))
+
+
+def _measure_into(folder: Path, scope: str, early=None) -> None:
+    """Measure the default configuration (with `full`: the compiled variants, the scaling sweep,
+    training and the hardware counters where ncu can read them) into `folder`.
+
+    The counters' ncu run starts first and gets ready (ncu, Python, torch, CUDA, cuDNN) while this
+    process imports and sets up; the measurement waits for it to be idle before it profiles or
+    times anything, and ncu profiles once the measurement is done (`counters.CountersPass`).
+    `early`: that run, if the caller started it already."""
+    from attn_examples.config import AttnConfig
     from attn_examples.snapshot import write_snapshot
     from attn_examples.stages import stage
+    from attn_examples.variants import ARTICLE_VARIANTS
 
-    data, traces = measure(AttnConfig(), "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
-                           extended=scope == "full")
+    config = AttnConfig()
+    early = early or _counters_pass(scope)
+    try:
+        from attn_examples.measure import measure   # imports torch
+
+        data, traces = measure(config, "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
+                               extended=scope == "full",
+                               before_profiling=(lambda: early.wait_ready()) if early else None)
+        if early is not None:
+            print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)
+            with stage("counters"):
+                early.go([v for v, r in data["variants"].items()
+                          if r["available"] and v in {a.id for a in ARTICLE_VARIANTS}])
+                data["counters"] = early.finish()
+            if not data["counters"]["available"]:
+                print(f"attn-examples: no hardware counters: {data['counters']['reason']}", file=sys.stderr)
+    finally:
+        if early is not None:
+            early.abort()
     with stage("write"):
         write_snapshot(data, traces, folder)
-    if scope == "full":
-        from attn_examples import counters
-
-        print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)
-        log_dir = os.environ.get(NCU_LOG_ENV)
-        with stage("counters"):
-            _, section = counters.add_to_snapshot(load_snapshot(folder), log_dir=Path(log_dir) if log_dir else None,
-                                                  progress=lambda v: print(f"attn-examples: ncu: {v}", file=sys.stderr))
-        if not section["available"]:
-            print(f"attn-examples: no hardware counters: {section['reason']}", file=sys.stderr)
 
 
 def _measure_live(fresh: bool) -> tuple[Path, bool]:
@@ -224,31 +250,32 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
     from attn_examples.config import AttnConfig
 
     scope = live_scope()
-    with stages.stage("live"):
-        with stages.stage("import torch"):
-            import torch  # noqa: F401 - timed on its own: every live build pays it
-        with stages.stage("key"):
-            key = live_cache.current_key(json.dumps(AttnConfig().to_dict(), sort_keys=True), scope)
-        with live_cache.locked(CACHE_DIR, key):
-            found = live_cache.lookup(CACHE_DIR, key)
-            reused = found.hit and not fresh
-            if reused:
-                print(f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
-                      f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
-                      file=sys.stderr)
-            else:
-                why = "asked to measure afresh" if fresh else f"no reusable measurement: {found.why_not}"
-                print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
-                      f"render from it; {why})", file=sys.stderr)
-                live_cache.forget(found.folder)
-                if scope == "full":   # ncu's start-up and metric list, while the measurement runs
-                    from attn_examples import counters
-
-                    if counters.ncu_path():
-                        counters.prefetch_offered(counters.ncu_path())
-                _measure_into(found.folder, scope)
-                live_cache.finish(found.folder, key)
-                _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)
+    # measuring afresh is known before torch is imported: ncu starts now, beside the import
+    early = _counters_pass(scope) if fresh else None
+    try:
+        with stages.stage("live"):
+            with stages.stage("key"):   # no torch import: a build that reuses never imports it
+                key = live_cache.current_key(json.dumps(AttnConfig().to_dict(), sort_keys=True), scope)
+            with live_cache.locked(CACHE_DIR, key):
+                found = live_cache.lookup(CACHE_DIR, key)
+                reused = found.hit and not fresh
+                if reused:
+                    print(f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
+                          f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
+                          file=sys.stderr)
+                else:
+                    why = "asked to measure afresh" if fresh else f"no reusable measurement: {found.why_not}"
+                    print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
+                          f"render from it; {why})", file=sys.stderr)
+                    live_cache.forget(found.folder)
+                    with stages.stage("import torch"):
+                        import torch  # noqa: F401 - timed on its own: every measurement pays it
+                    _measure_into(found.folder, scope, early)
+                    live_cache.finish(found.folder, key)
+                    _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)
+    finally:
+        if early is not None:
+            early.abort()   # unused (a failure before measuring), or already finished
     if os.environ.get(STAGES_ENV):
         Path(os.environ[STAGES_ENV]).write_text(json.dumps(stages.totals(), indent=1))
     if not reused:

@@ -44,14 +44,15 @@ def _sleep_cycles_per_us() -> float:
 
 
 def _queue_cycles(forwards: dict[str, Callable[[], Any]],
-                  enter: dict[str, Callable[[], AbstractContextManager]], floor_us: float = 2000.0) -> int:
+                  enter: dict[str, Callable[[], AbstractContextManager]], floor_us: float = 2000.0,
+                  probes: int = 3) -> int:
     """Cycles of `torch.cuda._sleep` to queue ahead of each timed call: four times the slowest host
-    dispatch seen in three probe calls per forward (at least `floor_us`), so the GPU never waits for
-    the host."""
+    dispatch seen in `probes` probe calls per forward (at least `floor_us`), so the GPU never waits
+    for the host."""
     host_probe = []
     for name, forward in forwards.items():
         with enter[name]():
-            for _ in range(3):
+            for _ in range(probes):
                 torch.cuda.synchronize()
                 t0 = time.perf_counter()
                 forward()
@@ -78,16 +79,16 @@ def time_cuda_until(forward: Callable[[], Any], tolerance: float = 0.01, min_cal
     interval of the device median lies within ±`tolerance` of it, or `max_calls` were timed.
 
     A long, steady kernel (the naive forward at 8k tokens, tens of milliseconds) is settled after
-    six calls; a short, noisy one gets up to `max_calls`. Every call is its own block, as in
+    six calls; a short, noisy one gets up to `max_calls`. The forward has run before (warm); one
+    probe call sizes the queued sleep. Every call is its own block, as in
     `time_cuda` with one forward: the interval a claim is judged with comes from these calls. Only
     device time is kept from these calls, so the sleep queued ahead of each needs less margin
     (`floor_us`) than `time_cuda`'s, whose host times are published too."""
     from attn_examples.uncertainty import median_interval
 
-    cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext}, floor_us)
+    cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext}, floor_us, probes=1)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     host, device = [], []
-    first = _timed_call(forward, cycles, start, end)[0]
     while len(device) < max_calls:
         for _ in range(min(step, max_calls - len(device))):
             h, d = _timed_call(forward, cycles, start, end)
@@ -99,7 +100,7 @@ def time_cuda_until(forward: Callable[[], Any], tolerance: float = 0.01, min_cal
         median = statistics.median(device)
         if interval is not None and max(median - interval[0], interval[1] - median) <= tolerance * median:
             break
-    return {"device_us": stats(device), "host_us": stats(host), "host_first_us": stats([first])}
+    return {"device_us": stats(device), "host_us": stats(host)}
 
 
 def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import sys
+
+import pytest
 
 from attn_examples import counters
 from attn_examples.cli import main
@@ -31,11 +34,13 @@ def test_output_without_a_csv_is_an_error_that_keeps_ncus_words():
 
 
 def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_keeps_a_report():
-    cmd = counters.command("ncu", "snap", ["sdpa_flash", "naive"], ["dram__bytes_read.sum"], "r.ncu-rep", "python")
+    cmd = counters.command("ncu", '{"seq_len": 1024}', ["sdpa_flash", "naive"], ["dram__bytes_read.sum"], "r.ncu-rep",
+                           "go.json", "python")
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[cmd.index("--cache-control") + 1] == "all"
     assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--nvtx-include"] == ["sdpa_flash/", "naive/"]
-    assert cmd[-6:] == ["python", "-m", "attn_examples.counters_driver", "snap", "sdpa_flash", "naive"]
+    assert cmd[-9:] == ["python", "-m", "attn_examples.counters_driver", "--config", '{"seq_len": 1024}',
+                        "--go", "go.json", "sdpa_flash", "naive"]
     assert cmd[cmd.index("--metrics") + 1] == "dram__bytes_read.sum"
     assert cmd[cmd.index("--export") + 1] == "r.ncu-rep"
     assert counters.import_command("ncu", "r.ncu-rep", True)[-2:] == ["--print-nvtx-rename", "kernel"]
@@ -107,7 +112,7 @@ def test_a_run_that_profiled_nothing_is_an_error():
 
 def test_without_ncu_the_section_says_why(monkeypatch):
     monkeypatch.setattr(counters, "ncu_path", lambda: None)
-    section = counters.collect("snap", ["sdpa_flash"])
+    section = counters.collect({"seq_len": 1024}, ["sdpa_flash"])
     assert section["available"] is False and "not on this machine" in section["reason"]
 
 
@@ -242,3 +247,42 @@ def test_a_truth_whose_counter_is_missing_fails_and_an_observation_does_not_appl
     assert truth.status == "fail" and "cannot be measured" in truth.reason
     observation = claims.evaluate(by_id["flash-spills-registers"], snap)
     assert by_id["flash-spills-registers"].kind == "observation" and observation.status == "n/a"
+
+
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    """ncu replaced by tests/data/fake_ncu.py, which speaks the driver's protocol without a GPU."""
+    script = tmp_path / "ncu"
+    script.write_text(f"#!{sys.executable}\n" + (REPO / "tests" / "data" / "fake_ncu.py").read_text())
+    script.chmod(0o755)
+    monkeypatch.setattr(counters, "ncu_path", lambda: str(script))
+    counters._offered.clear()
+    counters.ncu_version.cache_clear()
+    return script
+
+
+def test_the_pass_gets_ready_first_profiles_on_go_and_keeps_only_the_named_variants(fake_ncu, tmp_path):
+    seen: list[str] = []
+    run = counters.CountersPass({"seq_len": 1024}, ["naive", "sdpa_flash", "sdpa_cudnn"], timeout_s=60,
+                                log_dir=tmp_path / "log", progress=seen.append)
+    assert run.wait_ready(30)
+    assert seen == []                                   # nothing profiled before go
+    run.go(["sdpa_flash", "naive", "flex"])             # flex was no candidate: ignored
+    section = run.finish()
+    assert section["available"], section["reason"]
+    assert seen == ["sdpa_flash", "naive"]
+    assert {v: [k["name"] for k in ks] for v, ks in section["variants"].items()} == {
+        "sdpa_flash": ["kernel_of_sdpa_flash"], "naive": ["kernel_of_naive"]}
+    assert section["tool"].endswith("2099.1.0.0 (fake)")
+    assert "<config>" in section["command"] and "--nvtx-include sdpa_flash/" in section["command"]
+    assert (tmp_path / "log" / "details-by-range.csv").exists()
+
+
+def test_an_aborted_pass_leaves_no_process(fake_ncu, monkeypatch):
+    original = counters.command
+    monkeypatch.setattr(counters, "command", lambda *a, **k: original(*a, **k) + ["--hang"])
+    run = counters.CountersPass({"seq_len": 1024}, ["naive"], timeout_s=60)
+    assert run.wait_ready(30)
+    run.go(["naive"])
+    run.abort()
+    assert run._proc is not None and run._proc.poll() is not None

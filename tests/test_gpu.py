@@ -80,7 +80,7 @@ def test_extended_measurement_pieces_on_cuda():
     huge = AttnConfig(batch=64, heads=64, seq_len=65536, head_dim=64)
     skipped = extended.sweep_point(VARIANTS["naive"], huge)
     assert not skipped["available"] and "GiB" in skipped["reason"]
-    train = extended._training_point(VARIANTS["sdpa_flash"], small, repeats=5)
+    train = extended._training_point(VARIANTS["sdpa_flash"], small, max_calls=12)
     assert train["available"] and train["kernels"] > 1
     captured = extended.inplace_autograd(small)
     assert captured["raised"] or captured["max_abs_grad_diff"] is not None
@@ -112,3 +112,22 @@ def test_counters_pass_reads_one_fused_kernel(tmp_path):
     assert 0.9 < totals["dram_read_per_qkv"] < 1.5
     assert totals["main_registers"] and totals["main_theoretical_occupancy_pct"] > 0
     assert 0 < totals["main_achieved_occupancy_pct"] <= totals["main_theoretical_occupancy_pct"] + 1
+
+
+def test_the_measurement_key_is_stable_and_needs_no_torch_import():
+    """The key a warm `mkdocs serve` looks its measurement up by: the same twice, and computed without
+    importing torch where cuDNN is a pip package (else it asks torch, and says so)."""
+    import subprocess
+    import sys
+
+    from attn_examples import live_cache
+
+    probe = ("import sys; from attn_examples import live_cache; "
+             "k = live_cache.current_key('{}', 'full'); print(k.digest(), k.cudnn, 'torch' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+            for _ in range(2)]
+    assert runs[0][0] == runs[1][0]
+    if not runs[0][1].startswith("nvidia-cudnn"):
+        pytest.skip(f"cuDNN is not a pip package here ({runs[0][1]}): the key asks torch for its version")
+    assert runs[0][-1] == "False", "computing the key imported torch"
+    assert live_cache.current_key("{}", "full") != live_cache.current_key("{}", "core")

@@ -105,7 +105,7 @@ def stubbed(tmp_path, monkeypatch):
     calls: list[Path] = []
     lock = threading.Lock()
 
-    def measure_into(folder: Path, scope: str) -> None:
+    def measure_into(folder: Path, scope: str, early=None) -> None:
         with lock:
             calls.append(folder)
         shutil.copytree(REPO / "snapshots" / "cpu", folder)
