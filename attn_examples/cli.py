@@ -58,12 +58,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
     for variant_id in args.variants or []:
         if variant_id not in VARIANTS:
             raise SystemExit(f"attn-examples: unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}")
+    config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
+                        dtype=args.dtype, timing_repeats=args.repeats)
     _require_torch("measure")
     from attn_examples.measure import default_output, measure
     from attn_examples.snapshot import write_snapshot
 
-    config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
-                        dtype=args.dtype, timing_repeats=args.repeats)
     if args.output:
         _check_writable(Path(args.output))     # before minutes of measuring, not after
     data, traces = measure(config, args.device, args.variants, progress=not args.quiet,
