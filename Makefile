@@ -1,6 +1,6 @@
 # Two commands do all the set-up:  `make serve` (the site)  and  `make test` (the whole suite).
 # Both install into .venv from uv.lock (every package pinned, for Linux and macOS). uv itself, pinned
-# here, is pip-installed into .tools/ first: nothing outside the checkout changes.
+# in pyproject.toml, is pip-installed into .tools/ first: nothing outside the checkout changes.
 #
 #   serve   the docs install only (no torch), then `mkdocs serve`. With an NVIDIA GPU (`nvidia-smi -L`
 #           answers) the build measures live, so it adds the `measure` extra and prints its torch.
@@ -19,7 +19,7 @@ PYTHON     ?= python3
 VENV       ?= .venv
 TOOLS      ?= .tools
 DEV_ADDR   ?= 127.0.0.1:8000
-UV_VERSION := 0.13.9
+UV_VERSION := $(shell sed -n 's/^required-version = "==\(.*\)"/\1/p' pyproject.toml)
 UV         := $(TOOLS)/bin/uv
 BIN        := $(VENV)/bin
 GPU        := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
@@ -54,9 +54,15 @@ test: $(VENV)/.test
 install: $(VENV)/.docs
 install-test: $(VENV)/.test
 
+# .tools/pip is the pip that installs uv (and torch with TORCH=pip): $(PYTHON)'s own when it has one
+# that takes --python (pip >= 22.3), which spares setting up a second pip (5 s here), else one that
+# ensurepip puts into .tools (a Python without pip, such as Debian's python3 without python3-pip).
 $(UV):
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(PYTHON) -m venv --without-pip $(TOOLS)
+	@if $(PYTHON) -m pip --python $(TOOLS)/bin/python --version >/dev/null 2>&1; \
+	then echo 'exec $(PYTHON) -m pip "$$@"' > $(TOOLS)/pip; \
+	else $(TOOLS)/bin/python -m ensurepip --default-pip >/dev/null && echo 'exec "$(abspath $(TOOLS))/bin/python" -m pip "$$@"' > $(TOOLS)/pip; fi
+	sh $(TOOLS)/pip --python $(TOOLS)/bin/python install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(BIN)/python: | $(UV)
 	$(UV) venv --quiet --python $(PYTHON) $(if $(filter system,$(TORCH_MODE)),--system-site-packages) $(VENV)
@@ -76,7 +82,7 @@ $(VENV)/.test: pyproject.toml uv.lock | $(BIN)/python
 torch: | $(BIN)/python
 ifeq ($(TORCH_MODE),pip)
 	$(UV) export --locked --quiet --no-hashes --no-emit-project --extra measure -o $(VENV)/measure-constraints.txt
-	$(TOOLS)/bin/python -m pip --python $(BIN)/python install --quiet --disable-pip-version-check \
+	sh $(TOOLS)/pip --python $(BIN)/python install --quiet --disable-pip-version-check \
 	  --no-compile -c $(VENV)/measure-constraints.txt torch
 endif
 	@$(BIN)/python -c "$$TORCH_BUILD" $(TORCH_MODE) $(if $(GPU),gpu)
