@@ -21,6 +21,7 @@ TOOLS      ?= .tools
 DEV_ADDR   ?= 127.0.0.1:8000
 UV_VERSION := $(shell sed -n 's/^required-version = "==\(.*\)"/\1/p' pyproject.toml)
 UV         := $(TOOLS)/bin/uv
+UV_STAMP   := $(TOOLS)/.uv-$(UV_VERSION)
 BIN        := $(VENV)/bin
 GPU        := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 TORCH      ?= $(if $(or $(GPU),$(filter Darwin,$(shell uname -s))),lock,pip)
@@ -36,7 +37,7 @@ export NO_MKDOCS_2_WARNING := 1
 SYNC := $(UV) sync --locked --inexact --quiet
 MEASURE_EXTRA := $(if $(filter lock,$(TORCH_MODE)),--extra measure)
 
-.PHONY: serve build sites test install install-test gpu-builder clean
+.PHONY: serve build sites test install install-test tools gpu-builder clean
 
 serve: $(VENV)/.docs
 	$(BIN)/mkdocs serve --strict --dev-addr $(DEV_ADDR)
@@ -53,26 +54,31 @@ test: $(VENV)/.test
 
 install: $(VENV)/.docs
 install-test: $(VENV)/.test
+tools: $(UV_STAMP)
 
 # .tools/pip is the pip that installs uv (and torch with TORCH=pip): $(PYTHON)'s own when it has one
 # that takes --python (pip >= 22.3), which spares setting up a second pip (5 s here), else one that
 # ensurepip puts into .tools (a Python without pip, such as Debian's python3 without python3-pip).
-$(UV):
+$(TOOLS)/pip:
 	$(PYTHON) -m venv --without-pip $(TOOLS)
 	@if $(PYTHON) -m pip --python $(TOOLS)/bin/python --version >/dev/null 2>&1; \
-	then echo 'exec $(PYTHON) -m pip "$$@"' > $(TOOLS)/pip; \
-	else $(TOOLS)/bin/python -m ensurepip --default-pip >/dev/null && echo 'exec "$(abspath $(TOOLS))/bin/python" -m pip "$$@"' > $(TOOLS)/pip; fi
-	sh $(TOOLS)/pip --python $(TOOLS)/bin/python install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	then echo 'exec $(PYTHON) -m pip "$$@"' > $@; \
+	else $(TOOLS)/bin/python -m ensurepip --default-pip >/dev/null && echo 'exec "$(abspath $(TOOLS))/bin/python" -m pip "$$@"' > $@; fi
 
-$(BIN)/python: | $(UV)
+# Named by its version: a new pin in pyproject.toml installs the new uv.
+$(UV_STAMP): | $(TOOLS)/pip
+	sh $(TOOLS)/pip --python $(TOOLS)/bin/python install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	@touch $@
+
+$(BIN)/python: | $(UV_STAMP)
 	$(UV) venv --quiet --python $(PYTHON) $(if $(filter system,$(TORCH_MODE)),--system-site-packages) $(VENV)
 
-$(VENV)/.docs: pyproject.toml uv.lock | $(BIN)/python
+$(VENV)/.docs: pyproject.toml uv.lock $(UV_STAMP) | $(BIN)/python
 	$(SYNC) --extra docs $(if $(GPU),$(MEASURE_EXTRA))
 	$(if $(GPU),@$(MAKE) --no-print-directory torch)
 	@touch $@
 
-$(VENV)/.test: pyproject.toml uv.lock | $(BIN)/python
+$(VENV)/.test: pyproject.toml uv.lock $(UV_STAMP) | $(BIN)/python
 	$(SYNC) --extra docs --extra test $(MEASURE_EXTRA)
 	@$(MAKE) --no-print-directory torch
 	@touch $@
@@ -93,10 +99,12 @@ try:
     import torch
 except ImportError:
     sys.exit(f"TORCH={sys.argv[1]}: no torch in {sys.prefix} (see the Makefile's header)")
-build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU"
-seen = torch.cuda.is_available()
-note = "it sees the GPU" if seen else ("it does NOT see the GPU: the driver may be older than this build" if "gpu" in sys.argv else "")
-print(f"torch {torch.__version__}, {build} build (TORCH={sys.argv[1]}){'; ' + note if note else ''}")
+cuda = torch.version.cuda
+note = ""
+if "gpu" in sys.argv:
+    note = ("it sees the GPU" if torch.cuda.is_available() else
+            f"it does NOT see the GPU (a driver older than CUDA {cuda}?)" if cuda else "it cannot use the GPU")
+print(f"torch {torch.__version__}, {'CUDA ' + cuda if cuda else 'CPU'} build (TORCH={sys.argv[1]}){'; ' + note if note else ''}")
 endef
 export TORCH_BUILD
 

@@ -4,10 +4,11 @@
 
 Clones this repository at --rev (committed work only) into a temporary folder, runs `make serve`
 there in its steps with empty uv and pip caches (and empty matplotlib, jieba and XDG caches: TMPDIR
-and XDG_CACHE_HOME point into the temporary folder): `make .tools/bin/uv` (uv's bootstrap), `make
+and XDG_CACHE_HOME point into the temporary folder): `make tools` (uv's bootstrap), `make
 install` (what `make serve` installs first), then `make serve`, polling the dev server until its
 first page answers 200. Prints one JSON object: seconds per step, clone to served, the docs
-environment's size on disk, the caches' sizes, and the load average before and after.
+environment's size on disk, uv's cache (unpacked, partly the same files as .venv: hard links), and
+the load average before and after.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def run(rev: str, port: int, keep: bool, timeout_s: float) -> dict[str, object]:
             subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(REPO), str(clone)], check=True, env=env)
             subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", sha], check=True, env=env)
             seen["clone_s"] = time.perf_counter() - t0
-            for key, target in (("tools_s", ".tools/bin/uv"), ("synced_s", "install")):
+            for key, target in (("tools_s", "tools"), ("synced_s", "install")):
                 done = subprocess.run(["make", target], cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT)
                 if done.returncode != 0:
                     raise SystemExit(f"fresh_clone: make {target} exited {done.returncode}:\n"
@@ -105,7 +106,6 @@ def run(rev: str, port: int, keep: bool, timeout_s: float) -> dict[str, object]:
         "docs_venv_mb": size_mb(clone / ".venv"),
         "tools_mb": size_mb(clone / ".tools"),
         "uv_cache_mb": size_mb(tmp / "uv-cache"),
-        "pip_cache_mb": size_mb(tmp / "pip-cache"),
         "torch_in_venv": any((clone / ".venv").glob("lib/python*/site-packages/torch")),
         "load_after": load(),
     })
