@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -45,15 +46,24 @@ def _provenance_line(snap: Snapshot) -> str:
     return _plain(f"{p.device_name} · {versions} · {shape} · measured {p.measured_at} · commit {commit}")
 
 
-def cmd_measure(args: argparse.Namespace) -> int:
-    from attn_examples.measure import default_output, measure
-    from attn_examples.snapshot import write_snapshot
+def _require_torch(command: str) -> None:
+    """torch is the optional `measure` extra (a docs install has none): say so in one line, before
+    an import deep inside would print a traceback."""
+    if importlib.util.find_spec("torch") is None:
+        raise RuntimeError(f"`{command}` needs torch, which this environment lacks: install the `measure` extra "
+                           "(pip install 'attn-examples[measure]'; in a checkout, `make test` installs it)")
 
+
+def cmd_measure(args: argparse.Namespace) -> int:
     for variant_id in args.variants or []:
         if variant_id not in VARIANTS:
             raise SystemExit(f"attn-examples: unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}")
     config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
                         dtype=args.dtype, timing_repeats=args.repeats)
+    _require_torch("measure")
+    from attn_examples.measure import default_output, measure
+    from attn_examples.snapshot import write_snapshot
+
     if args.output:
         _check_writable(Path(args.output))     # before minutes of measuring, not after
     data, traces = measure(config, args.device, args.variants, progress=not args.quiet,
@@ -321,6 +331,7 @@ def cmd_counters(args: argparse.Namespace) -> int:
 
 def cmd_notebook(args: argparse.Namespace) -> int:
     """Run the site's notebook on this machine and freeze its outputs beside the snapshot it measured."""
+    _require_torch("notebook")
     from attn_examples import notebook
 
     print(f"running {notebook.SOURCE.relative_to(notebook.REPO)} (it measures once; a few minutes)", file=sys.stderr)

@@ -1,4 +1,9 @@
-"""Shared fixtures. GPU tests carry `@pytest.mark.gpu` and are skipped when torch sees no CUDA."""
+"""Shared fixtures. GPU tests carry `@pytest.mark.gpu` and are skipped when torch sees no CUDA.
+
+Tests that measure (they need torch, the `measure` extra) carry `@pytest.mark.measure`, or use the
+`cpu_snapshot_dir` fixture, which marks them: a docs-only install runs the rest and skips these.
+CI sets ATTN_EXAMPLES_REQUIRE_TORCH=1, so there a missing torch is an error, not a quiet skip.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +19,32 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
 def _cuda_available() -> bool:
-    if importlib.util.find_spec("torch") is None:
+    if not HAS_TORCH:
         return False
     import torch
 
     return torch.cuda.is_available()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("ATTN_EXAMPLES_REQUIRE_TORCH") == "1" and not HAS_TORCH:
+        raise pytest.UsageError("ATTN_EXAMPLES_REQUIRE_TORCH=1 but torch is not importable: "
+                                "install the `measure` extra (`make test` does)")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "cpu_snapshot_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.measure)
+    if not HAS_TORCH:
+        skip = pytest.mark.skip(reason="needs torch: install the `measure` extra")
+        for item in items:
+            if "measure" in item.keywords:
+                item.add_marker(skip)
     if _cuda_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU (run on the GPU builder)")

@@ -46,6 +46,7 @@ def test_unknown_variant_on_the_command_line(tmp_path):
         main(["measure", "--device", "cpu", "--variants", "flash3", "-o", str(tmp_path)])
 
 
+@pytest.mark.measure
 def test_measure_writes_a_loadable_snapshot(tmp_path, capsys):
     out = tmp_path / "snap"
     args = ["measure", "--device", "cpu", "--variants", "naive_inplace", "sdpa_cudnn", "--batch", "1",

@@ -3,9 +3,13 @@
 import gzip
 import json
 
+import pytest
+
 from attn_examples import views
 from attn_examples.snapshot import load_snapshot
 from attn_examples.variants import VARIANTS
+
+pytestmark = pytest.mark.measure
 
 
 def test_every_variant_is_recorded(cpu_snapshot_dir):

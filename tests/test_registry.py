@@ -1,8 +1,6 @@
 import pytest
-import torch
 
 from attn_examples.config import AttnConfig
-from attn_examples.measure import make_inputs, reference_output
 from attn_examples.variants import VARIANTS, backend_of_op, get_variant
 from tests.conftest import REPO
 
@@ -31,8 +29,13 @@ def test_backend_is_read_off_the_aten_op():
     assert backend_of_op("aten::mm") is None
 
 
+@pytest.mark.measure
 @pytest.mark.parametrize("variant_id", ["naive", "naive_inplace", "sdpa_math", "sdpa_flash"])
 def test_cpu_variants_compute_attention(variant_id):
+    import torch
+
+    from attn_examples.measure import make_inputs, reference_output
+
     config = AttnConfig(batch=1, heads=2, seq_len=64, head_dim=32, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
     reference = reference_output(q, k, v, mask)
@@ -44,9 +47,14 @@ def test_cpu_variants_compute_attention(variant_id):
     assert err < 1e-5
 
 
+@pytest.mark.measure
 def test_masked_fill_inplace_keeps_autograd_working_here():
     """A finding, not the textbook line: the in-place fill overwrites the output of a multiply by a
     Python scalar, which autograd never saves, so gradients still flow and agree exactly."""
+    import torch
+
+    from attn_examples.measure import make_inputs
+
     config = AttnConfig(batch=1, heads=2, seq_len=16, head_dim=8, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
     grads = []
