@@ -230,6 +230,22 @@ def current() -> BuildMeasurement:
     return _current
 
 
+_COMMITTED: dict[tuple[str, int, int], Snapshot] = {}
+
+
+def _committed_snapshot(folder: Path) -> Snapshot:
+    """A committed snapshot as the devices table reads it, loaded once per version of its
+    snapshot.json: the table shows every committed snapshot twice a language, and `mkdocs serve`
+    renders it again on every rebuild (a changed file is loaded again; nothing here mutates it)."""
+    stat = (folder / "snapshot.json").stat()
+    key = (str(folder.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _COMMITTED:
+        for old in [k for k in _COMMITTED if k[0] == key[0]]:   # an earlier version of the file
+            del _COMMITTED[old]
+        _COMMITTED[key] = load_snapshot(folder)
+    return _COMMITTED[key]
+
+
 class Page:
     """Rendering helpers for one language; each returns HTML for a markdown-exec block to print."""
 
@@ -304,7 +320,7 @@ class Page:
         entries = [(m.snapshot, None, True)] if m.live else []
         for folder in committed_snapshots(REPO / "snapshots"):
             href = f"{render.SITE_ROOT}{top}{sites.SUBDIR}/{folder.name}/"
-            entries.append((load_snapshot(folder), href, not m.live and folder.resolve() == here))
+            entries.append((_committed_snapshot(folder), href, not m.live and folder.resolve() == here))
         return render.devices_table(entries, self.lang, metric)
 
     def counters_status(self) -> str:
