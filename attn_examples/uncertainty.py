@@ -15,6 +15,7 @@ is a function of the blocks alone: the same measurement always gives the same ve
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -87,15 +88,7 @@ def of_ratio(a: Sequence[float], b: Sequence[float], paired: bool, shown: float 
         n = len(a)
         if _rank(n) is None:        # as few rounds as give no interval of a median give none here
             return None
-        rng = random.Random(BOOTSTRAP_SEED)
-        ratios = []
-        for _ in range(BOOTSTRAP_RESAMPLES):
-            picks = [rng.randrange(n) for _ in range(n)]
-            ratios.append(statistics.median(a[i] for i in picks) / statistics.median(b[i] for i in picks))
-        ratios.sort()
-        tail = (1 - CONFIDENCE) / 2
-        low = ratios[int(tail * BOOTSTRAP_RESAMPLES)]
-        high = ratios[int((1 - tail) * BOOTSTRAP_RESAMPLES) - 1]
+        low, high = _bootstrap(tuple(a), tuple(b))
         if shown is not None:
             centre = statistics.median(a) / statistics.median(b)
             low, high = low * shown / centre, high * shown / centre
@@ -104,6 +97,36 @@ def of_ratio(a: Sequence[float], b: Sequence[float], paired: bool, shown: float 
     if ia is None or ib is None:
         return None
     return Interval(ia[0] / ib[1], ia[1] / ib[0], min(len(a), len(b)), False)
+
+
+def _sorted_median(ordered: list[float]) -> float:
+    """statistics.median of an already sorted list (the same value, to the last bit)."""
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+
+
+@functools.lru_cache(maxsize=1024)
+def _bootstrap(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float]:
+    """The percentile bootstrap's ends for the ratio of a's median to b's, resampling rounds.
+
+    Once per pair of timings: the claims ask for the same ratio several times (a third of the
+    calls are distinct). The draws are random.Random's randrange(n), spelled out as its
+    rejection sampling over getrandbits, and the medians are statistics.median's: the same
+    resamples and the same interval as the plain loop, at a third of its cost."""
+    n = len(a)
+    bits = n.bit_length()
+    getrandbits = random.Random(BOOTSTRAP_SEED).getrandbits
+    ratios = []
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        picks = []
+        while len(picks) < n:
+            r = getrandbits(bits)
+            if r < n:
+                picks.append(r)
+        ratios.append(_sorted_median(sorted([a[i] for i in picks])) / _sorted_median(sorted([b[i] for i in picks])))
+    ratios.sort()
+    tail = (1 - CONFIDENCE) / 2
+    return ratios[int(tail * BOOTSTRAP_RESAMPLES)], ratios[int((1 - tail) * BOOTSTRAP_RESAMPLES) - 1]
 
 
 def decide(interval: Interval, low: float, high: float) -> str:
