@@ -344,7 +344,9 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
         if log_y:
             ax.set_yscale("log")
             _log_axis(ax.yaxis)
-        ax.set_title(f"head_dim {head_dim}", fontsize=9)
+        # y given: matplotlib then skips placing the title above the tick labels (none are on top), a
+        # tight box of every axis, a fifth of the drawing time
+        ax.set_title(f"head_dim {head_dim}", fontsize=9, y=1.0)
         if ax is axes[-1] or not lay.narrow:
             ax.set_xlabel(lay.axis("fig_seq_len"))
         if ax is axes[0] or lay.narrow:
