@@ -32,6 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from attn_examples import claims, metrics, render
 from attn_examples.snapshot import Snapshot, load_snapshot
@@ -64,8 +65,23 @@ class BuildMeasurement:
             raise KeyError(claim_id)
         return verdicts[claim_id].status
 
+    @functools.cached_property
+    def _memo(self) -> dict[tuple, object]:
+        """Answers already given (`has`, `value`): a page asks for hundreds, and `mkdocs serve`
+        renders every page again after each edit. Another measurement (a changed snapshot) starts empty."""
+        return {}
+
+    def _remembered(self, key: tuple, compute: Callable[[], object]) -> object:
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()   # an exception is not remembered: it is raised again next time
+        return memo[key]
+
     def has(self, what: str) -> bool:
         """A section, an available variant, or a metric key with a value in this measurement."""
+        return self._remembered(("has", what), lambda: self._has(what))
+
+    def _has(self, what: str) -> bool:
         snap = self.snapshot
         if what in ("sweep", "training", "ceilings"):
             return getattr(snap, what) is not None
@@ -88,6 +104,9 @@ class BuildMeasurement:
 
     def value(self, key: str, lang: str) -> str:
         """`{{ key }}` in a page: a claim with its verdict, a quotation, or a measured value."""
+        return self._remembered(("value", key, lang), lambda: self._value(key, lang))
+
+    def _value(self, key: str, lang: str) -> str:
         if key.startswith("claim."):
             claim_id, _, part = key[len("claim."):].partition(".")
             verdict = self.verdicts.get(claim_id)
