@@ -249,6 +249,23 @@ def current() -> BuildMeasurement:
     return _current
 
 
+def refresh() -> None:
+    """Forget what was derived from the build's measurement (`mkdocs serve`, after a claim, a
+    snapshot or the package changed): a snapshot is read again and every claim checked again; a
+    live measurement is kept, since it is taken once per process, and only its verdicts and drift
+    are computed again."""
+    global _current
+    if _current is not None:
+        _current = BuildMeasurement(_current.snapshot, True, _current.stamp) if _current.live else None
+
+
+def adopt_live(folder: Path, stamp: float) -> None:
+    """Take over a live measurement already written to `folder` (`mkdocs serve` imports this module
+    afresh after an edit to the package; measuring again would take minutes)."""
+    global _current
+    _current = BuildMeasurement(load_snapshot(folder), True, stamp)
+
+
 _COMMITTED: dict[tuple[str, int, int], Snapshot] = {}
 
 

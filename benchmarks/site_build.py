@@ -43,7 +43,8 @@ def stripped_docs(target: Path, repo: Path = REPO) -> None:
 def config_for(docs_dir: Path, out: Path, repo: Path = REPO) -> Path:
     raw = (repo / "mkdocs.yml").read_text(encoding="utf-8")
     raw = raw.replace("docs_dir: docs", f"docs_dir: {docs_dir}")
-    raw = re.sub(r"^  - (attn_examples/\S+\.py)$", lambda m: f"  - {repo / m.group(1)}", raw, flags=re.M)
+    raw = re.sub(r"^  - (attn_examples/\S+\.py|attn_examples|snippets|snapshots)$", lambda m: f"  - {repo / m.group(1)}",
+                 raw, flags=re.M)   # the hooks, and the folders `mkdocs serve` watches
     out.write_text(raw, encoding="utf-8")
     return out
 
