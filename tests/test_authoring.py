@@ -5,7 +5,8 @@ The serve test runs `mkdocs serve --strict` in a copy of the checkout (benchmark
 edits a page, a claim, a snippet, a committed snapshot and a module of the package, and after each
 waits for the rebuild and reads the page that shows the change. Then a fresh `mkdocs build` of the
 edited copy must give every page the same article and each language the same search index as the
-server gave after its rebuilds: nothing it keeps from one rebuild to the next may go stale.
+server gave after its rebuilds: nothing it keeps from one rebuild to the next may go stale. The
+server's own report of each rebuild says what it reused: after the prose edit, all but that page.
 """
 
 from __future__ import annotations
@@ -69,6 +70,19 @@ def _pages(work: Path) -> list[str]:
     return ["" if s == "index" else f"{s}/" for s in stems]
 
 
+REUSE = re.compile(r"attn-examples: (\d+ pages reused, .*)$", re.M)
+
+
+PAGE_WORK = ("pages reused", "pages converted", "blocks reused", "blocks run")
+
+
+def _reuse(log: Path, which: int = -1) -> dict[str, int]:
+    """What a build reused (the latest by default), as serve_hooks reports it."""
+    lines = REUSE.findall(log.read_text(encoding="utf-8"))
+    assert lines, "no reuse line in the serve log"
+    return {name: int(n) for n, name in (part.split(" ", 1) for part in lines[which].split(", "))}
+
+
 def _article(html: str, where: str) -> str:
     found = ARTICLE.search(html)
     assert found, f"{where}: no <article>"
@@ -96,6 +110,13 @@ def test_serve_takes_every_input_and_serves_what_a_fresh_build_gives(tmp_path: P
                 assert bench.wait_rebuilt(base, before, 300), f"{what}: no rebuild followed ({log_path})"
                 word = re.search(r"zqx\w+", new).group(0)
                 assert word in (bench.get(base + "/" + page) or ""), f"{what}: {page} does not show {word!r}"
+                reuse = _reuse(log_path)
+                if what == "prose":   # the edited page alone is converted and indexed again
+                    assert (reuse["pages converted"], reuse["blocks run"], reuse["search indexed"]) == (1, 0, 1), reuse
+                    assert reuse["pages reused"] > 30 and reuse["search reused"] > 30, reuse
+                else:                 # an input outside docs/: pages and blocks as in the first build
+                    first = _reuse(log_path, 0)
+                    assert [reuse[k] for k in PAGE_WORK] == [first[k] for k in PAGE_WORK], (what, reuse, first)
             served = {(lang, page): bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}{page}")
                       for lang in LANGS for page in _pages(work)}
             indexes = {lang: json.loads(bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}search/search_index.json"))
