@@ -42,6 +42,9 @@ CLAIMS_DIR = Path(__file__).resolve().parent / "claims.d"
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "within", "between", "matches")
 KINDS = ("truth", "observation")
 DRIFT_TOLERANCE = 0.10   # relative, on device-time shares within one run (see drift())
+# libyaml's safe loader where PyYAML was built with it: the same documents, in a tenth of the time
+# (every build reads every claim).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class ClaimsError(ValueError):
@@ -160,7 +163,7 @@ def _validate(item: Any, where: str, seen: set[str]) -> None:
 
 def _load_file(path: Path, seen: set[str]) -> list[Claim]:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
