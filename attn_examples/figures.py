@@ -9,12 +9,19 @@ becomes `currentColor` in the inline SVG, so the figure follows the page's light
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import html
 import io
+import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
@@ -344,7 +351,9 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
         if log_y:
             ax.set_yscale("log")
             _log_axis(ax.yaxis)
-        ax.set_title(f"head_dim {head_dim}", fontsize=9)
+        # y given: matplotlib then skips placing the title above the tick labels (none are on top), a
+        # tight box of every axis, a fifth of the drawing time
+        ax.set_title(f"head_dim {head_dim}", fontsize=9, y=1.0)
         if ax is axes[-1] or not lay.narrow:
             ax.set_xlabel(lay.axis("fig_seq_len"))
         if ax is axes[0] or lay.narrow:
@@ -500,17 +509,143 @@ def figure_svg(snap: Snapshot, name: str, lang: str = "en", narrow: bool = False
     key = _cache_key(snap, name, lang, narrow)
     if key in _memory:
         return _memory[key]
-    path = CACHE_DIR / f"{name}-{lang}-{'narrow' if narrow else 'wide'}-{key}.svg"
-    if path.is_file():
-        svg = path.read_text(encoding="utf-8")
-    else:
+    path = _path(snap, name, lang, narrow)
+    svg = path.read_text(encoding="utf-8") if path.is_file() else None
+    if svg is None and _helper is not None:
+        svg = _helper.wait_for(snap, (name, lang, narrow), path)
+    if svg is None:
         svg = _draw(snap, name, lang, narrow)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(svg, encoding="utf-8")
-        os.replace(tmp, path)
+        _store(path, svg)
     _memory[key] = svg
     return svg
+
+
+def _path(snap: Snapshot, name: str, lang: str, narrow: bool) -> Path:
+    return CACHE_DIR / f"{name}-{lang}-{'narrow' if narrow else 'wide'}-{_cache_key(snap, name, lang, narrow)}.svg"
+
+
+def _store(path: Path, svg: str) -> None:
+    """Written whole or not at all: a reader (the build, or the process drawing beside it) never
+    sees half a figure."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(svg, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---- drawing beside the build ----------------------------------------------------------------------
+# A cold build draws every figure in both languages and layouts: about as long as the rest of the
+# build. A second process draws them meanwhile, in the order the pages ask for them; the build takes
+# a figure from the cache when it is there, and while it waits for one it draws from the end of the
+# list itself. A figure is claimed before it is drawn (a file created exclusively), so none is drawn
+# twice; a figure the helper could not draw is drawn by the build, which then raises its error.
+
+Job = tuple[str, str, bool]   # figure, language, narrow
+HELPER_ENV = "ATTN_EXAMPLES_FIGURE_HELPER"   # 0: draw every figure in the build's own process
+
+
+class _Helper:
+    def __init__(self, root: Path, jobs: list[Job], claims: Path, process: Any = None) -> None:
+        self.root, self.jobs, self.claims, self.process = root, jobs, claims, process
+
+    def _mark(self, job: Job, suffix: str = "") -> Path:
+        return self.claims / f"{self.jobs.index(job)}{suffix}"
+
+    def claim(self, job: Job) -> bool:
+        """True for the one caller that may draw `job`."""
+        try:
+            os.close(os.open(self._mark(job), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return True
+        except FileExistsError:
+            return False
+
+    def draw(self, snap: Snapshot, job: Job) -> None:
+        """Draw a claimed job into the cache; a failure is marked, for the build to draw (and raise)."""
+        try:
+            _store(_path(snap, *job), _draw(snap, *job))
+        except Exception:   # noqa: BLE001 - the build draws it again and reports the error itself
+            self._mark(job, ".failed").touch()
+
+    def wait_for(self, snap: Snapshot, job: Job, path: Path) -> str | None:
+        """The figure from the helper, or None: the build draws it (unclaimed, failed, helper gone)."""
+        if snap.root is None or snap.root.resolve() != self.root or job not in self.jobs or self.claim(job):
+            return None
+        while not path.is_file():
+            if self._mark(job, ".failed").exists() or self.process.poll() is not None:
+                return path.read_text(encoding="utf-8") if path.is_file() else None
+            spare = next((j for j in reversed(self.jobs) if self.claim(j)), None)
+            if spare is not None:
+                self.draw(snap, spare)
+            else:
+                time.sleep(0.01)
+        return path.read_text(encoding="utf-8")
+
+
+_helper: _Helper | None = None
+
+
+def draw_ahead(snap: Snapshot, wanted: list[tuple[str, str]]) -> int:
+    """Start a second process drawing the figures `wanted` ((figure, language) in the order the pages
+    ask for them, both layouts each) that the cache lacks; the number of drawings it has to do.
+    Nothing starts with one core, without a snapshot folder, or with ATTN_EXAMPLES_FIGURE_HELPER=0."""
+    global _helper
+    finish()
+    if snap.root is None or (os.cpu_count() or 1) < 2 or os.environ.get(HELPER_ENV, "1") == "0":
+        return 0
+    jobs = list(dict.fromkeys((name, lang, narrow) for name, lang in wanted if _drawable(snap, name)
+                              for narrow in (False, True)))
+    jobs = [job for job in jobs if not _path(snap, *job).is_file()]
+    if not jobs:
+        return 0
+    claims = Path(tempfile.mkdtemp(prefix="attn-figures-"))
+    env = dict(os.environ, ATTN_EXAMPLES_FIGURE_CACHE=str(CACHE_DIR),
+               PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                           *filter(None, [os.environ.get("PYTHONPATH")])]))
+    process = subprocess.Popen([sys.executable, "-m", "attn_examples.figures", str(snap.root.resolve()), str(claims),
+                                json.dumps(jobs)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    _helper = _Helper(snap.root.resolve(), jobs, claims, process)
+    atexit.register(finish)   # a failed build ends without its post_build
+    return len(jobs)
+
+
+def _drawable(snap: Snapshot, name: str) -> bool:
+    """The pages show a table instead where the snapshot lacks what the figure needs."""
+    if name in COUNTER_FIGURES:
+        return hardware.available(snap)
+    return name in FIGURES and (not name.startswith("scaling") or snap.sweep is not None)
+
+
+def finish() -> None:
+    """Stop the helper (its figures are in the cache, or no page asked for them) and forget its claims."""
+    global _helper
+    helper, _helper = _helper, None
+    if helper is None:
+        return
+    if helper.process.poll() is None:
+        helper.process.terminate()
+        helper.process.wait()
+    shutil.rmtree(helper.claims, ignore_errors=True)
+
+
+def _helper_main(root: str, claims: str, jobs: str) -> None:
+    """The second process: every job it can claim, in order."""
+    import gc
+
+    from attn_examples.snapshot import snapshot_from_dict
+
+    folder = Path(root)
+    snap = snapshot_from_dict(json.loads((folder / "snapshot.json").read_text(encoding="utf-8")), root=folder)
+    helper = _Helper(folder, [tuple(job) for job in json.loads(jobs)], Path(claims))
+    _pyplot()
+    gc.freeze()   # the snapshot and matplotlib's modules: no collection needs to walk them again
+    for job in helper.jobs:
+        if helper.claim(job):
+            helper.draw(snap, job)
+
+
+if __name__ == "__main__":
+    _helper_main(*sys.argv[1:4])
 
 
 def takeaway(snap: Snapshot, name: str, lang: str) -> str:

@@ -6,7 +6,9 @@ an English query ranks Chinese pages first, and the reverse. After the last lang
 default language, ``zh-TW/search/``), with each page's location relative to that folder, and
 :func:`on_post_page` points a page's search at its language's folder (Material reads the index
 from ``__config.base``). Figures and provenance lines are kept out of the index where they are
-rendered (``data-search-exclude``). Configuration glue only: no torch, no measurement code.
+rendered (``data-search-exclude``); a figure's drawing is taken out before Material's indexer reads
+the page (:func:`indexed_html`), which otherwise parses every SVG element only to skip it.
+Configuration glue only: no torch, no measurement code.
 """
 
 from __future__ import annotations
@@ -19,6 +21,46 @@ from typing import Any
 
 import mkdocs.plugins
 from mkdocs.config.defaults import MkDocsConfig
+
+_EXCLUDED_FIGURE = re.compile(r"(<figure\b[^>]*\sdata-search-exclude\b[^>]*>).*?</figure>", re.S)
+
+
+def indexed_html(content: str) -> str:
+    """A page's HTML as the search index reads it: each excluded <figure> kept, empty. Material skips
+    everything inside one (its entries are the same), but only after parsing it: the inline SVGs of
+    the figures and timelines were most of the HTML it parsed."""
+    return _EXCLUDED_FIGURE.sub(lambda m: m.group(1) + "</figure>", content)
+
+
+class _Indexed:
+    """A page as the indexer sees it: its own attributes, with `content` trimmed."""
+
+    def __init__(self, page: Any, content: str) -> None:
+        self._page, self.content = page, content
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._page, name)
+
+
+def _index_trimmed() -> None:
+    """Material's SearchIndex.add_entry_from_context, given the page with :func:`indexed_html`."""
+    try:
+        from material.plugins.search.plugin import SearchIndex
+    except ImportError:
+        return
+    original = SearchIndex.add_entry_from_context
+    if getattr(original, "attn_trimmed", False):
+        return
+
+    def add_entry_from_context(self: Any, page: Any) -> None:
+        trimmed = indexed_html(page.content)
+        return original(self, page if trimmed == page.content else _Indexed(page, trimmed))
+
+    add_entry_from_context.attn_trimmed = True   # type: ignore[attr-defined]
+    SearchIndex.add_entry_from_context = add_entry_from_context
+
+
+_index_trimmed()
 
 _CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">.*?"base":\s*")([^"]*)(")', re.S)
 

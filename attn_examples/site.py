@@ -34,6 +34,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from attn_examples import claims, metrics, render
 from attn_examples.snapshot import Snapshot, load_snapshot
@@ -70,8 +71,23 @@ class BuildMeasurement:
             raise KeyError(claim_id)
         return verdicts[claim_id].status
 
+    @functools.cached_property
+    def _memo(self) -> dict[tuple, object]:
+        """Answers already given (`has`, `value`): a page asks for hundreds, and `mkdocs serve`
+        renders every page again after each edit. Another measurement (a changed snapshot) starts empty."""
+        return {}
+
+    def _remembered(self, key: tuple, compute: Callable[[], object]) -> object:
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()   # an exception is not remembered: it is raised again next time
+        return memo[key]
+
     def has(self, what: str) -> bool:
         """A section, an available variant, or a metric key with a value in this measurement."""
+        return self._remembered(("has", what), lambda: self._has(what))
+
+    def _has(self, what: str) -> bool:
         snap = self.snapshot
         if what in ("sweep", "training", "ceilings"):
             return getattr(snap, what) is not None
@@ -94,6 +110,9 @@ class BuildMeasurement:
 
     def value(self, key: str, lang: str) -> str:
         """`{{ key }}` in a page: a claim with its verdict, a quotation, or a measured value."""
+        return self._remembered(("value", key, lang), lambda: self._value(key, lang))
+
+    def _value(self, key: str, lang: str) -> str:
         if key.startswith("claim."):
             claim_id, _, part = key[len("claim."):].partition(".")
             verdict = self.verdicts.get(claim_id)
@@ -317,6 +336,39 @@ def current() -> BuildMeasurement:
     return _current
 
 
+def refresh() -> None:
+    """Forget what was derived from the build's measurement (`mkdocs serve`, after a claim, a
+    snapshot or the package changed): a snapshot is read again and every claim checked again; a
+    live measurement is kept, since it is taken once per process, and only its verdicts and drift
+    are computed again."""
+    global _current
+    if _current is not None:
+        _current = BuildMeasurement(_current.snapshot, True, _current.stamp) if _current.live else None
+
+
+def adopt_live(folder: Path, stamp: float) -> None:
+    """Take over a live measurement already written to `folder` (`mkdocs serve` imports this module
+    afresh after an edit to the package; measuring again would take minutes)."""
+    global _current
+    _current = BuildMeasurement(load_snapshot(folder), True, stamp)
+
+
+_COMMITTED: dict[tuple[str, int, int], Snapshot] = {}
+
+
+def _committed_snapshot(folder: Path) -> Snapshot:
+    """A committed snapshot as the devices table reads it, loaded once per version of its
+    snapshot.json: the table shows every committed snapshot twice a language, and `mkdocs serve`
+    renders it again on every rebuild (a changed file is loaded again; nothing here mutates it)."""
+    stat = (folder / "snapshot.json").stat()
+    key = (str(folder.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _COMMITTED:
+        for old in [k for k in _COMMITTED if k[0] == key[0]]:   # an earlier version of the file
+            del _COMMITTED[old]
+        _COMMITTED[key] = load_snapshot(folder)
+    return _COMMITTED[key]
+
+
 class Page:
     """Rendering helpers for one language; each returns HTML for a markdown-exec block to print."""
 
@@ -391,7 +443,7 @@ class Page:
         entries = [(m.snapshot, None, True)] if m.live else []
         for folder in committed_snapshots(REPO / "snapshots"):
             href = f"{render.SITE_ROOT}{top}{sites.SUBDIR}/{folder.name}/"
-            entries.append((load_snapshot(folder), href, not m.live and folder.resolve() == here))
+            entries.append((_committed_snapshot(folder), href, not m.live and folder.resolve() == here))
         return render.devices_table(entries, self.lang, metric)
 
     def counters_status(self) -> str:

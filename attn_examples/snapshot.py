@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import functools
 import gzip
 import hashlib
 import json
@@ -327,6 +328,15 @@ def _check_paths(snap: "Snapshot") -> None:
             raise SnapshotError(f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file!r} "
                                 f"must be a file directly under {TRACE_DIR}/ named *.json.gz")
 
+@functools.lru_cache(maxsize=None)
+def _schema(tp: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+    """A dataclass's resolved type hints and its JSON fields, once per class: resolving the hints
+    (typing.get_type_hints) was two thirds of loading a snapshot, and the site loads every committed
+    one per language."""
+    fields = {f.name: f for f in dataclasses.fields(tp) if f.init and f.name != "root"}
+    return typing.get_type_hints(tp), fields
+
+
 def _build(tp: Any, value: Any, where: str) -> Any:
     """Turn JSON `value` into type `tp`, or raise SnapshotError naming the field `where`."""
     origin = typing.get_origin(tp)
@@ -341,8 +351,7 @@ def _build(tp: Any, value: Any, where: str) -> Any:
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise SnapshotError(f"field '{where}': expected an object, got {type(value).__name__}")
-        hints = typing.get_type_hints(tp)
-        fields = {f.name: f for f in dataclasses.fields(tp) if f.init and f.name != "root"}
+        hints, fields = _schema(tp)
         unknown = sorted(set(value) - set(fields))
         if unknown:
             raise SnapshotError(f"field '{where}.{unknown[0]}': unknown field")

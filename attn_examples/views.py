@@ -6,6 +6,7 @@ is derived in one place only.
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from typing import Any
@@ -18,6 +19,7 @@ _TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_|t
 _CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_ffma_|_f32f32_f32f32_f32_)", re.I)
 
 
+@functools.lru_cache(maxsize=4096)   # a page asks about the same few dozen names thousands of times
 def uses_tensor_cores(kernel_name: str) -> bool | None:
     """Read off the kernel's name: True for MMA kernels, False for FP32 CUDA-core GEMMs,
     None when the name says nothing (element-wise kernels, softmax, copies)."""
@@ -31,6 +33,7 @@ def uses_tensor_cores(kernel_name: str) -> bool | None:
 _GEMM = re.compile(r"(gemm|gemv|nvjet|s16816|h16816|s1688|h1688|cutlass_.*tensorop)", re.I)
 
 
+@functools.lru_cache(maxsize=4096)
 def is_gemm(kernel_name: str) -> bool:
     """A library matrix product (cuBLAS, CUTLASS), read off its name; fused attention kernels are not."""
     return bool(_GEMM.search(kernel_name))

@@ -33,22 +33,24 @@ EXEC_BLOCK = re.compile(r'^```python exec="1"[^\n]*\n.*?^```\n', re.S | re.M)
 PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z0-9_.\-]+\s*\}\}")
 
 
-def stripped_docs(target: Path) -> None:
-    shutil.copytree(REPO / "docs", target)
+def stripped_docs(target: Path, repo: Path = REPO) -> None:
+    shutil.copytree(repo / "docs", target)
     for page in target.rglob("*.md"):
         text = page.read_text(encoding="utf-8")
         page.write_text(PLACEHOLDER.sub("N", EXEC_BLOCK.sub("", text)), encoding="utf-8")
 
 
-def config_for(docs_dir: Path, out: Path) -> Path:
-    raw = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+def config_for(docs_dir: Path, out: Path, repo: Path = REPO) -> Path:
+    raw = (repo / "mkdocs.yml").read_text(encoding="utf-8")
     raw = raw.replace("docs_dir: docs", f"docs_dir: {docs_dir}")
-    raw = re.sub(r"^  - (attn_examples/\S+\.py)$", lambda m: f"  - {REPO / m.group(1)}", raw, flags=re.M)
+    raw = re.sub(r"^  - (attn_examples/\S+\.py|attn_examples|snippets|snapshots)$", lambda m: f"  - {repo / m.group(1)}",
+                 raw, flags=re.M)   # the hooks, and the folders `mkdocs serve` watches
     out.write_text(raw, encoding="utf-8")
     return out
 
 
-def timed_build(config: Path, tmp: Path, label: str, repeats: int, figure_cache: str | None = None) -> float:
+def timed_build(config: Path, tmp: Path, label: str, repeats: int, figure_cache: str | None = None,
+                repo: Path = REPO) -> float:
     """Best wall time; each repeat gets a cold notebook cache, and a cold figure cache unless given one."""
     best = float("inf")
     for i in range(repeats):
@@ -57,29 +59,35 @@ def timed_build(config: Path, tmp: Path, label: str, repeats: int, figure_cache:
                    ATTN_EXAMPLES_FIGURE_CACHE=figure_cache or str(tmp / f"figcache-{label}-{i}"))
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", BUILD, str(config), str(tmp / f"site-{label}-{i}")],
-                       cwd=REPO, env=env, check=True)
+                       cwd=repo, env=env, check=True)
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def measure(repeats: int = 2, repo: Path = REPO) -> dict:
+    """Best cold, warm and stripped build times of the checkout at `repo`, and their ratios."""
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        stripped_docs(tmp / "docs-stripped", repo)
+        full = config_for(repo / "docs", tmp / "full.yml", repo)
+        bare = config_for(tmp / "docs-stripped", tmp / "stripped.yml", repo)
+        cold_s = timed_build(full, tmp, "cold", repeats, repo=repo)
+        warm_cache = str(tmp / "figcache-warm")
+        timed_build(full, tmp, "fill", 1, warm_cache, repo=repo)
+        warm_s = timed_build(full, tmp, "warm", repeats, warm_cache, repo=repo)
+        bare_s = timed_build(bare, tmp, "stripped", repeats, repo=repo)
+    return {"snapshot_build_cold_figures_s": round(cold_s, 2),
+            "snapshot_build_warm_figures_s": round(warm_s, 2), "stripped_build_s": round(bare_s, 2),
+            "ratio_cold": round(cold_s / bare_s, 2), "ratio_warm": round(warm_s / bare_s, 2),
+            "torch_importable_during_build": False}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to build (default: this one)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as name:
-        tmp = Path(name)
-        stripped_docs(tmp / "docs-stripped")
-        full = config_for(REPO / "docs", tmp / "full.yml")
-        bare = config_for(tmp / "docs-stripped", tmp / "stripped.yml")
-        cold_s = timed_build(full, tmp, "cold", args.repeats)
-        warm_cache = str(tmp / "figcache-warm")
-        timed_build(full, tmp, "fill", 1, warm_cache)
-        warm_s = timed_build(full, tmp, "warm", args.repeats, warm_cache)
-        bare_s = timed_build(bare, tmp, "stripped", args.repeats)
-    print(json.dumps({"snapshot_build_cold_figures_s": round(cold_s, 2),
-                      "snapshot_build_warm_figures_s": round(warm_s, 2), "stripped_build_s": round(bare_s, 2),
-                      "ratio_cold": round(cold_s / bare_s, 2), "ratio_warm": round(warm_s / bare_s, 2),
-                      "torch_importable_during_build": False}))
+    print(json.dumps(measure(args.repeats, args.repo.resolve())))
 
 
 if __name__ == "__main__":

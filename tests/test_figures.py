@@ -87,3 +87,30 @@ def test_a_caption_leads_with_the_point_the_measurement_makes(folder) -> None:
     assert (kernels == "") == (max(counts.values()) == 0)
     if kernels:
         assert f"最多 {max(counts.values())} 個" in kernels
+
+
+def test_figures_drawn_beside_the_build_are_the_ones_it_would_draw(tmp_path, monkeypatch) -> None:
+    """A cold build draws its figures in a second process (figures.draw_ahead); what that process
+    puts in the cache is byte for byte what the build would draw, and the build waits for it."""
+    monkeypatch.setattr(figures, "CACHE_DIR", tmp_path)
+    monkeypatch.setattr(figures.os, "cpu_count", lambda: 2)
+    monkeypatch.delenv(figures.HELPER_ENV, raising=False)
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
+    wanted = [("device_time", "en"), ("scaling_memory", "zh-TW"), ("timeline", "en")]
+    try:
+        assert figures.draw_ahead(snap, wanted) == 4   # two figures, two layouts each; no timeline
+        helper = figures._helper
+        svg = figures.figure_svg(snap, "scaling_memory", "zh-TW", narrow=True)   # waits, or draws what is left
+        helper.process.wait(timeout=120)
+    finally:
+        figures.finish()
+    assert svg == figures._draw(snap, "scaling_memory", "zh-TW", True)
+    for name, lang in wanted[:2]:
+        for narrow in (False, True):
+            assert figures._path(snap, name, lang, narrow).read_text(encoding="utf-8") == \
+                figures._draw(snap, name, lang, narrow), (name, lang, narrow)
+    assert not helper.claims.exists()
+    assert figures.draw_ahead(snap, wanted) == 0   # all in the cache: nothing to start
+    monkeypatch.setenv(figures.HELPER_ENV, "0")
+    monkeypatch.setattr(figures, "CACHE_DIR", tmp_path / "empty")
+    assert figures.draw_ahead(snap, wanted) == 0 and figures._helper is None

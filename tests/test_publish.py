@@ -23,6 +23,8 @@ def _config(tmp: Path, docs: Path, with_publish_hook: bool = True) -> Path:
     text = text.replace("docs_dir: docs", f"docs_dir: {docs}")
     text = re.sub(r"^  - attn_examples/(\w+\.py)$", lambda m: f"  - {REPO / 'attn_examples' / m.group(1)}",
                   text, flags=re.M)
+    text = re.sub(r"^  - (attn_examples|snippets|snapshots)$", lambda m: f"  - {REPO / m.group(1)}", text,
+                  flags=re.M)   # watched by `mkdocs serve`; MkDocs checks that they exist
     if not with_publish_hook:
         text = text.replace(f"  - {REPO / 'attn_examples' / 'publish_hooks.py'}\n", "")
     text = text.replace("base_path: [snippets]", f"base_path: [{REPO / 'snippets'}]")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -128,6 +129,17 @@ def test_each_language_has_its_own_search_index_without_figures_or_provenance(bu
     # figure text (an SVG's title) and provenance lines are not indexed
     assert "Bar chart" not in en_text and "長條圖" not in zh_text
     assert "Measured on" not in en_text
+
+
+WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")   # jieba's break between two Chinese words
+
+
+def test_the_published_chinese_search_is_segmented_into_words(built: Built) -> None:
+    """A published build segments Chinese for the search index with jieba (lunr.js cannot), however
+    `mkdocs serve` reuses its entries between rebuilds (attn_examples/serve_hooks.py)."""
+    index = json.loads((built.site / "zh-TW" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = " ".join(doc["title"] + " " + doc["text"] for doc in index["docs"])
+    assert len(WORD_BREAK.findall(text)) > 1000, "the zh-TW index is not segmented into words"
 
 
 def test_no_external_fonts_scripts_or_styles(built: Built) -> None:
