@@ -111,7 +111,7 @@ def reimport_package() -> None:
         del sys.modules[name]
     importlib.invalidate_caches()
     if live is not None:
-        importlib.import_module(f"{PACKAGE}.site").adopt_live(live.snapshot.root, live.stamp)
+        importlib.import_module(f"{PACKAGE}.site").adopt_live(live.snapshot.root, live.stamp, live.reused)
 
 
 def on_startup(command: str, dirty: bool) -> None:

@@ -343,14 +343,14 @@ def refresh() -> None:
     are computed again."""
     global _current
     if _current is not None:
-        _current = BuildMeasurement(_current.snapshot, True, _current.stamp) if _current.live else None
+        _current = BuildMeasurement(_current.snapshot, True, _current.stamp, _current.reused) if _current.live else None
 
 
-def adopt_live(folder: Path, stamp: float) -> None:
+def adopt_live(folder: Path, stamp: float, reused: bool = False) -> None:
     """Take over a live measurement already written to `folder` (`mkdocs serve` imports this module
-    afresh after an edit to the package; measuring again would take minutes)."""
+    afresh after an edit to the package; measuring again would take a minute)."""
     global _current
-    _current = BuildMeasurement(load_snapshot(folder), True, stamp)
+    _current = BuildMeasurement(load_snapshot(folder), True, stamp, reused)
 
 
 _COMMITTED: dict[tuple[str, int, int], Snapshot] = {}
