@@ -134,7 +134,7 @@ def current_key(config_json: str, scope: str) -> MeasurementKey:
     torch_version, cuda = _torch_build()
     ncu = counters.ncu_path()
     return MeasurementKey(gpu=gpu, gpu_uuid=uuid, driver=driver, cuda=cuda, cudnn=_cudnn(), torch=torch_version,
-                          ncu=counters.ncu_version(ncu) if ncu and scope == "full" else "", code=code_signature(),
+                          ncu=counters.ncu_version(ncu) if ncu and scope != "core" else "", code=code_signature(),
                           config=config_json, scope=scope)
 
 

@@ -200,19 +200,24 @@ def build_mode() -> str:
     return mode
 
 
+LIVE_SCOPES = ("full", "standard", "core")
+
+
 def live_scope() -> str:
     """What a live build measures: `full` (default: the article's variants, the compiled ones, the
-    sweep, training and the hardware counters, everything the pages can show) or `core` (the
-    article's variants only: about a tenth of the time, for a builder that only needs the gate)."""
+    sweep, training and the hardware counters, everything the pages can show), `standard` (the same
+    without the compiled variants, whose first call compiles them: about ten seconds on a machine
+    whose compile cache is cold) or `core` (the article's variants only: about a tenth of the time,
+    for a builder that only needs the gate)."""
     scope = os.environ.get(SCOPE_ENV, "full").strip().lower()
-    if scope not in ("full", "core"):
-        raise ValueError(f"{SCOPE_ENV}={scope!r}: expected full or core")
+    if scope not in LIVE_SCOPES:
+        raise ValueError(f"{SCOPE_ENV}={scope!r}: expected {', '.join(LIVE_SCOPES)}")
     return scope
 
 
 def _counters_pass(scope: str):
     """The counters' ncu run, started now (None for the core scope)."""
-    if scope != "full":
+    if scope == "core":
         return None
     from attn_examples import counters
     from attn_examples.config import AttnConfig
@@ -243,7 +248,8 @@ def _measure_into(folder: Path, scope: str, early=None) -> None:
         from attn_examples.measure import measure   # imports torch
 
         data, traces = measure(config, "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
-                               extended=scope == "full",
+                               extended=scope != "core",
+                               variant_ids=None if scope == "full" else [v.id for v in ARTICLE_VARIANTS],
                                before_profiling=(lambda: early.wait_ready()) if early else None)
         if early is not None:
             print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)

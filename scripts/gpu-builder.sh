@@ -45,14 +45,13 @@ if [ "${FAST:-0}" = 1 ]; then   # FAST=1: the live build's minute, stage by stag
   # first, on a cold machine (no measurement cache, no compile cache): what a new GPU builder sees
   log "live build benchmark (cold), then a warm serve"
   python3 benchmarks/live_build.py --out "$OUT/work/live" 2>&1 | tail -n 3 | tee "$OUT/work/live-build-result.txt"
-  tail -n 12 "$OUT/work/live/live-build.log"
+  tail -n 4 "$OUT/work/live"/live-build-*.log
   if [ "${FAST_TWICE:-1}" = 1 ]; then
     log "second live build (warm compile caches, measured afresh)"
     python3 benchmarks/live_build.py --out "$OUT/work/live2" 2>&1 | tail -n 1 | tee -a "$OUT/work/live-build-result.txt"
   fi
-  grep -h "==PROF== Profiling" "$OUT/work/live/ncu/ncu.log" 2>/dev/null | sed 's/: 0%.*100% - / /' | sort | uniq -c | sort -rn | head -n 12
-  rm -rf "$OUT/work/live/site" "$OUT/work/live2/site" "$OUT/work/live2/ncu"
-  mv "$OUT/work/live/ncu/counters.ncu-rep" "$OUT/counters.ncu-rep" 2>/dev/null
+  grep -h "==PROF== Profiling" "$OUT/work/live/ncu-full/ncu.log" 2>/dev/null | sed 's/: 0%.*100% - / /' | sort | uniq -c | sort -rn | head -n 12
+  rm -rf "$OUT/work/live/site" "$OUT/work/live2/site" "$OUT/work/live2"/ncu-* "$OUT/work/live"/ncu-*/*.ncu-rep
   log "gpu tests"
   python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tail -n 8 | tee "$OUT/work/pytest-gpu.log"
   tar -C "$OUT" -czf "$OUT/fast.tar.gz" work && rm -rf "$OUT/work"

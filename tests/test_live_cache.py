@@ -144,3 +144,12 @@ def test_a_reused_measurement_says_so_in_both_languages():
         assert words in line and snap.provenance.measured_at[:10] in line
         assert words not in render.provenance(snap, lang, True)
         assert words in render.value(snap, "build.mode", True, lang, reused=True)
+
+
+def test_the_live_scopes_and_a_wrong_one(monkeypatch):
+    for scope in ("full", "standard", "core"):
+        monkeypatch.setenv(site.SCOPE_ENV, scope.upper())
+        assert site.live_scope() == scope
+    monkeypatch.setenv(site.SCOPE_ENV, "everything")
+    with pytest.raises(ValueError, match="expected full, standard, core"):
+        site.live_scope()
