@@ -164,11 +164,11 @@ def test_a_live_build_measures_once_for_both_languages(tmp_path, monkeypatch) ->
 
     calls = []
 
-    def fake_measure() -> Path:
-        calls.append(1)
+    def fake_measure(fresh: bool) -> tuple[Path, bool]:
+        calls.append(fresh)           # live mode: always measured afresh, never reused
         target = tmp_path / "live" / "nvidia-h200"
         shutil.copytree(site.DEFAULT_SNAPSHOT, target, dirs_exist_ok=True)
-        return target
+        return target, False
 
     monkeypatch.setenv(site.MODE_ENV, "live")
     monkeypatch.setenv("MKDOCS_JUPYTER_CACHE_DIR", str(tmp_path / "nbcache"))
@@ -176,7 +176,7 @@ def test_a_live_build_measures_once_for_both_languages(tmp_path, monkeypatch) ->
     monkeypatch.setattr(site, "_current", None)
     monkeypatch.chdir(REPO)
     build(load_config(str(REPO / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True))
-    assert calls == [1]
+    assert calls == [True]
     en = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     zh = (tmp_path / "site" / "zh-TW" / "index.html").read_text(encoding="utf-8")
     assert "measured live by this build" in en and "本次建置即時量測" in zh
