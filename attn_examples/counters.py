@@ -13,7 +13,6 @@ everything else works without it.
 
 from __future__ import annotations
 
-import concurrent.futures
 import csv
 import functools
 import io
@@ -89,27 +88,13 @@ def parse_query(text: str) -> set[str]:
             if line.strip() and "__" in line.split()[0] and not line.startswith("==")}
 
 
-def _query_metrics(ncu: str) -> set[str] | None:
+@functools.lru_cache(maxsize=None)
+def offered_metrics(ncu: str) -> set[str] | None:
+    """The base names this GPU offers, or None when ncu would not say (then everything is asked for).
+    Asked once per process (`CountersPass` asks from its own thread, beside the measurement)."""
     done = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
     names = parse_query(done.stdout)
     return names or None
-
-
-_offered: dict[str, concurrent.futures.Future] = {}
-
-
-def prefetch_offered(ncu: str) -> None:
-    """Start asking ncu which metrics this GPU offers, in the background (seconds of ncu start-up that a
-    live build spends importing torch instead; the query reads the device's metric list, runs no kernel)."""
-    if ncu not in _offered:
-        _offered[ncu] = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ncu-query").submit(
-            _query_metrics, ncu)
-
-
-def offered_metrics(ncu: str) -> set[str] | None:
-    """The base names this GPU offers, or None when ncu would not say (then everything is asked for)."""
-    prefetch_offered(ncu)
-    return _offered[ncu].result()
 
 
 # Launch statistics and occupancy's derived metrics are computed from the launch, not read from a

@@ -434,6 +434,10 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool =
         return build_source(snap, lang, live, reused)
     if key == "build.confidence":
         return _confidence()
+    if key == "build.settle_tolerance":
+        from attn_examples.uncertainty import SETTLE_TOLERANCE
+
+        return f"{SETTLE_TOLERANCE:.0%}"
     if key == "build.drift_tolerance":
         from attn_examples.claims import DRIFT_TOLERANCE
 

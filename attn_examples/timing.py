@@ -17,6 +17,8 @@ from typing import Any
 import torch
 import torch.utils.benchmark as benchmark
 
+from attn_examples.uncertainty import SETTLE_TOLERANCE
+
 
 def stats(samples: list[float], blocks: list[float] | None = None) -> dict:
     """Median, interquartile range, extremes and count of the samples, and the blocks an interval is
@@ -73,7 +75,7 @@ def _timed_call(forward: Callable[[], Any], cycles: int, start: Any, end: Any) -
     return (t1 - t0) * 1e6, start.elapsed_time(end) * 1000.0
 
 
-def time_cuda_until(forward: Callable[[], Any], tolerance: float = 0.01, min_calls: int = 6,
+def time_cuda_until(forward: Callable[[], Any], tolerance: float = SETTLE_TOLERANCE, min_calls: int = 6,
                     max_calls: int = 30, step: int = 6, floor_us: float = 1000.0) -> dict[str, dict]:
     """One forward's device and host time per call, timed `step` calls at a time until the 95%
     interval of the device median lies within ±`tolerance` of it, or `max_calls` were timed.

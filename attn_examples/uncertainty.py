@@ -73,6 +73,7 @@ def of_median(blocks: Sequence[float]) -> Interval | None:
 
 
 BOOTSTRAP_RESAMPLES = 4000
+SETTLE_TOLERANCE = 0.01   # a sweep point or training step is timed until its median's interval is within ±this
 BOOTSTRAP_SEED = 0
 
 

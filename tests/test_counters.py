@@ -256,7 +256,7 @@ def fake_ncu(tmp_path, monkeypatch):
     script.write_text(f"#!{sys.executable}\n" + (REPO / "tests" / "data" / "fake_ncu.py").read_text())
     script.chmod(0o755)
     monkeypatch.setattr(counters, "ncu_path", lambda: str(script))
-    counters._offered.clear()
+    counters.offered_metrics.cache_clear()
     counters.ncu_version.cache_clear()
     return script
 
