@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -230,19 +229,21 @@ def _counters_pass(scope: str):
 
 
 def _measure_into(folder: Path, scope: str, early=None) -> None:
-    """Measure the default configuration (with `full`: the compiled variants, the scaling sweep,
-    training and the hardware counters where ncu can read them) into `folder`.
+    """Measure the default configuration into `folder`: the article's variants, with `standard`
+    also the scaling sweep, training and the hardware counters where ncu can read them, and with
+    `full` the compiled variants too.
 
     The counters' ncu run starts first and gets ready (ncu, Python, torch, CUDA, cuDNN) while this
     process imports and sets up; the measurement waits for it to be idle before it profiles or
     times anything, and ncu profiles once the measurement is done (`counters.CountersPass`).
-    `early`: that run, if the caller started it already."""
+    `early`: that run, if the caller started it already (the caller then stops it)."""
     from attn_examples.config import AttnConfig
     from attn_examples.snapshot import write_snapshot
     from attn_examples.stages import stage
     from attn_examples.variants import ARTICLE_VARIANTS
 
     config = AttnConfig()
+    own = early is None
     early = early or _counters_pass(scope)
     try:
         from attn_examples.measure import measure   # imports torch
@@ -260,8 +261,8 @@ def _measure_into(folder: Path, scope: str, early=None) -> None:
             if not data["counters"]["available"]:
                 print(f"attn-examples: no hardware counters: {data['counters']['reason']}", file=sys.stderr)
     finally:
-        if early is not None:
-            early.abort()
+        if own and early is not None:
+            early.abort()   # a failure mid-measurement leaves no ncu behind
     with stage("write"):
         write_snapshot(data, traces, folder)
 
