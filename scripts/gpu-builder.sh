@@ -10,6 +10,7 @@
 # brings back its frozen outputs (notebook.ipynb) with the GPU tests' result.
 # FAST=1 runs instead benchmarks/live_build.py twice (a cold live strict build stage by stage, a warm serve, the
 # fast measurement checked against the baseline) and the GPU tests, packed as fast.tar.gz.
+# PASSES=1 runs instead benchmarks/ncu_passes.py (replay passes per counters metric), packed as passes.tar.gz.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -55,6 +56,13 @@ if [ "${FAST:-0}" = 1 ]; then   # FAST=1: the live build's minute, stage by stag
   log "gpu tests"
   python3 -m pytest tests -m gpu -q -p no:cacheprovider 2>&1 | tail -n 8 | tee "$OUT/work/pytest-gpu.log"
   tar -C "$OUT" -czf "$OUT/fast.tar.gz" work && rm -rf "$OUT/work"
+  log done; exit 0
+fi
+
+if [ "${PASSES:-0}" = 1 ]; then   # PASSES=1: ncu's replay passes per counters metric (benchmarks/ncu_passes.py)
+  log "ncu passes per metric"
+  python3 benchmarks/ncu_passes.py --out "$OUT/work/ncu-passes.jsonl" 2>&1 | tail -n 3
+  tar -C "$OUT" -czf "$OUT/passes.tar.gz" work && rm -rf "$OUT/work"
   log done; exit 0
 fi
 
