@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
 # What we ask for, and why. Names are ncu's; the base name (before the first '.') of a hardware
 # counter must be offered by the device (`ncu --query-metrics`), otherwise the metric is recorded as
-# missing. On the H200 (ncu 2025.3) one HMMA counter covers both mma.sync and wgmma; the GMMA
-# instruction count tells them apart.
+# missing. Only what a fact reads is asked for: ncu replays every kernel once per pass, and the list
+# sets the passes (on the H200, the SM speed-of-light percentage alone needed 9 and memory's 6, while
+# the list without them needs fewer: benchmarks/ncu_passes.py). On the H200 (ncu 2025.3) one HMMA
+# counter covers both mma.sync and wgmma; the GMMA instruction count tells them apart.
 METRICS: dict[str, str] = {
     "dram__bytes_read.sum": "HBM bytes read",
     "dram__bytes_write.sum": "HBM bytes written",
@@ -46,11 +48,9 @@ METRICS: dict[str, str] = {
     "launch__registers_per_thread": "registers per thread at launch",
     "launch__shared_mem_per_block_dynamic": "dynamic shared memory per block at launch",
     "launch__shared_mem_per_block_static": "static shared memory per block at launch",
-    "launch__waves_per_multiprocessor": "waves of blocks per SM",
     "lts__t_sectors_op_read.sum": "L2 sectors read (32 B each)",
     "lts__t_sectors_op_write.sum": "L2 sectors written (32 B each)",
     "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "Tensor Core busy (HMMA and, on Hopper, HGMMA)",
-    "sm__inst_executed_pipe_tensor_op_hmma.sum": "Tensor Core instructions (HMMA, and HGMMA on Hopper)",
     "sm__inst_executed_pipe_tensor_op_gmma.sum": "warpgroup (wgmma, GMMA) Tensor Core instructions (Hopper)",
     "sm__ops_path_tensor_src_bf16_dst_fp32.sum": "bf16 Tensor Core math operations",
     "sm__ops_path_tensor_src_fp16.sum": "fp16 Tensor Core math operations",
@@ -61,8 +61,6 @@ METRICS: dict[str, str] = {
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe busy",
     "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum": "bytes stored to local memory (register spills)",
     "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum": "bytes loaded from local memory (register spills)",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM throughput, % of peak",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory throughput, % of peak",
     "gpu__time_duration.sum": "kernel duration",
 }
 

@@ -40,8 +40,6 @@ M = {  # short names for the counters this module reads
     "ffma": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "fadd": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
     "fmul": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "sm_throughput": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "memory_throughput": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "duration_ns": "gpu__time_duration.sum",
 }
 
@@ -132,8 +130,7 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
             "local_store_bytes": v["local_store"], "local_load_bytes": v["local_load"],
             "tensor_busy_pct": v["tensor_busy"], "fma_busy_pct": v["fma_busy"],
             "gmma_instructions": v["gmma"], "tensor_flops": tensor, "fp32_flops": fp32, "flops": flops,
-            "duration_us": None if seconds is None else seconds * 1e6, "sm_throughput_pct": v["sm_throughput"],
-            "memory_throughput_pct": v["memory_throughput"],
+            "duration_us": None if seconds is None else seconds * 1e6,
             "intensity": _div(flops, dram),
             "tflops": None if _div(flops, seconds) is None else _div(flops, seconds) / 1e12,
             "matched_kineto": same,

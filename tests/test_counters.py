@@ -96,6 +96,17 @@ def test_metrics_a_gpu_does_not_offer_are_left_out_and_named():
     assert set(wanted) | set(missing) == set(counters.METRICS)
 
 
+def test_every_metric_asked_for_is_read_by_a_fact():
+    """ncu replays each kernel once per pass, and the metric list sets the passes (on the H200 the
+    unread speed-of-light percentages needed 9 of the list's 15 alone: benchmarks/ncu_passes.py). So
+    no metric is asked for that nothing reads."""
+    from attn_examples import hardware
+
+    read = set(hardware.M.values()) | set(hardware.TENSOR_OPS.values())
+    read |= {f"launch__occupancy_limit_{name}" for name in hardware.LIMITERS}
+    assert set(counters.METRICS) - read == set()
+
+
 def test_when_ncu_will_not_list_its_metrics_every_metric_is_asked_for():
     assert counters.split_metrics(None) == (list(counters.METRICS), [])
 
