@@ -8,6 +8,8 @@ version for the counters. A measurement is stored under the key's digest, and `k
 written last, after the counters: an entry without it is unfinished and never read. One lock per
 key: two builds starting together measure once, the second waits and reuses.
 `ATTN_EXAMPLES_MEASURE=live` (CI, the GPU workflow) always measures afresh and replaces the entry.
+Each entry is a whole snapshot with its traces (a few MB): after a measurement, all but the `KEEP`
+entries used last are removed, sparing any used within `GRACE_S` or locked by a build.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 KEY_FILE = "key.json"
+KEEP = 4            # finished entries kept, the ones used last (another torch, another scope, ...)
+GRACE_S = 3600.0    # an entry used this recently may still be read by a build: never removed
 
 # The modules whose code decides what a live measurement holds: the measuring stages (torch), and
 # what they write through. tests/test_live_cache.py checks that every attn_examples module they
@@ -202,3 +207,39 @@ def locked(cache: Path, key: MeasurementKey) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def touch(folder: Path) -> None:
+    """Mark an entry used now (a reuse counts: `prune` keeps the entries used last)."""
+    os.utime(folder / KEY_FILE)
+
+
+def prune(cache: Path, keep: int = KEEP, grace_s: float = GRACE_S) -> list[Path]:
+    """Remove all but the `keep` finished entries used last, and unfinished ones a crashed build left;
+    never one used within `grace_s` or one whose lock a build holds. The removed folders."""
+    if not cache.is_dir():
+        return []
+    now = time.time()
+
+    def used(folder: Path) -> float:
+        marker = folder / KEY_FILE
+        try:
+            return (marker if marker.exists() else folder).stat().st_mtime
+        except OSError:
+            return now
+    folders = [p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    finished = sorted((p for p in folders if (p / KEY_FILE).exists()), key=used, reverse=True)
+    stale = finished[keep:] + [p for p in folders if not (p / KEY_FILE).exists()]
+    removed = []
+    for folder in stale:
+        if now - used(folder) < grace_s:
+            continue
+        with open(cache / f"{folder.name}.lock", "w") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue   # a build is measuring into it or about to read it
+            forget(folder)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        removed.append(folder)
+    return removed

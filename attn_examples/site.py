@@ -286,6 +286,7 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
                 found = live_cache.lookup(CACHE_DIR, key)
                 reused = found.hit and not fresh
                 if reused:
+                    live_cache.touch(found.folder)
                     print(f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
                           f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
                           file=sys.stderr)
@@ -298,6 +299,7 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
                         import torch  # noqa: F401 - timed on its own: every measurement pays it
                     _measure_into(found.folder, scope, early)
                     live_cache.finish(found.folder, key)
+                    live_cache.prune(CACHE_DIR)
                     _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)
     finally:
         if early is not None:

@@ -153,3 +153,46 @@ def test_the_live_scopes_and_a_wrong_one(monkeypatch):
     monkeypatch.setenv(site.SCOPE_ENV, "everything")
     with pytest.raises(ValueError, match="expected full, standard, core"):
         site.live_scope()
+
+
+def _finished(cache: Path, n: int, age_s: float) -> Path:
+    """The n-th entry, finished and last used age_s ago."""
+    import os
+    import time
+
+    key = dataclasses.replace(KEY, code=f"code{n}")
+    folder = _entry(cache, key)
+    live_cache.finish(folder, key)
+    stamp = time.time() - age_s
+    os.utime(folder / live_cache.KEY_FILE, (stamp, stamp))
+    return folder
+
+
+def test_the_cache_keeps_the_entries_used_last_and_spares_any_in_use(tmp_path):
+    import fcntl
+
+    day = 86400
+    folders = [_finished(tmp_path, n, age_s=(n + 1) * day) for n in range(live_cache.KEEP + 3)]
+    recent = _finished(tmp_path, 99, age_s=60)            # beyond the newest KEEP? no: used a minute ago
+    locked = folders[-1]                                   # oldest, but a build holds its lock
+    abandoned = tmp_path / ("0" * 8)                       # a crashed build's unfinished entry
+    abandoned.mkdir()
+    (abandoned / "snapshot.json").write_text("{}")
+    import os
+    os.utime(abandoned, (0, 0))
+    with open(tmp_path / f"{locked.name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        removed = live_cache.prune(tmp_path)
+    kept = sorted(p.parent for p in tmp_path.glob(f"*/{live_cache.KEY_FILE}"))
+    assert recent in kept and locked in kept and not abandoned.exists()
+    assert set(folders[:live_cache.KEEP - 1]) <= set(kept)          # the newest by last use, with `recent`
+    assert set(removed) == set(folders[live_cache.KEEP - 1:-1]) | {abandoned}
+
+
+def test_reusing_an_entry_counts_as_using_it(stubbed, tmp_path):
+    import os
+
+    folder, _ = site._measure_live(fresh=False)
+    os.utime(folder / live_cache.KEY_FILE, (0, 0))
+    site._measure_live(fresh=False)
+    assert (folder / live_cache.KEY_FILE).stat().st_mtime > 1e9
