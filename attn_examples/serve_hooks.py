@@ -27,8 +27,9 @@ What the pages are computed from lies outside `docs/`: the package `attn_example
   again, every claim checked again) and no code block output is reused (its key holds the inputs'
   signature);
 - an edited module of the package: the package is imported afresh (its modules are dropped from
-  `sys.modules`; a live measurement is carried over, never taken twice). The hook files themselves
-  (`*_hooks.py`) are loaded once by MkDocs: editing one asks for a restart.
+  `sys.modules`; a live measurement is carried over, and taken again only if the code that measures
+  changed: `site.refresh`). The hook files themselves (`*_hooks.py`) are loaded once by MkDocs:
+  editing one asks for a restart.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def signatures() -> tuple[Signature, Signature, str]:
 
 def reimport_package() -> None:
     """Drop the package's modules so the next import reads the edited code; carry a live
-    measurement over (it is taken once per process)."""
+    measurement over (`site.refresh` then decides whether it still holds)."""
     site = sys.modules.get(f"{PACKAGE}.site")
     live = getattr(site, "_current", None)
     live = live if live is not None and live.live else None

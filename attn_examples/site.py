@@ -347,12 +347,33 @@ def current() -> BuildMeasurement:
 
 def refresh() -> None:
     """Forget what was derived from the build's measurement (`mkdocs serve`, after a claim, a
-    snapshot or the package changed): a snapshot is read again and every claim checked again; a
-    live measurement is kept, since it is taken once per process, and only its verdicts and drift
-    are computed again."""
+    snapshot or the package changed): a snapshot is read again and every claim checked again. A
+    live measurement is kept (it takes a minute) and only its verdicts and drift are computed again,
+    unless the code that measures changed since it was taken: then the next build measures again."""
     global _current
-    if _current is not None:
-        _current = BuildMeasurement(_current.snapshot, True, _current.stamp, _current.reused) if _current.live else None
+    if _current is None:
+        return
+    if _current.live and _measured_by_this_code(_current.snapshot.root):
+        _current = BuildMeasurement(_current.snapshot, True, _current.stamp, _current.reused)
+    else:
+        if _current.live:
+            print("attn-examples: the measuring code changed since the live measurement; measuring again",
+                  file=sys.stderr)
+        _current = None
+
+
+def _measured_by_this_code(folder: Path | None) -> bool:
+    """Whether a live measurement's key (key.json in its cache entry) names the measuring code on disk
+    now; a folder outside the cache has nothing to compare, and is kept."""
+    import json
+
+    from attn_examples import live_cache
+
+    try:
+        stored = json.loads((folder / live_cache.KEY_FILE).read_text(encoding="utf-8"))["code"]
+    except (TypeError, OSError, ValueError, KeyError):
+        return True
+    return stored == live_cache.code_signature()
 
 
 def adopt_live(folder: Path, stamp: float, reused: bool = False) -> None:

@@ -196,3 +196,23 @@ def test_reusing_an_entry_counts_as_using_it(stubbed, tmp_path):
     os.utime(folder / live_cache.KEY_FILE, (0, 0))
     site._measure_live(fresh=False)
     assert (folder / live_cache.KEY_FILE).stat().st_mtime > 1e9
+
+
+def test_serve_keeps_a_live_measurement_until_its_measuring_code_changes(stubbed, monkeypatch):
+    """`mkdocs serve` refreshes after an edit: a claim or a page keeps the live measurement; an edit to
+    the code that measures (the key's `code`) makes the next build measure again."""
+    signature = {"code": "abc"}
+    monkeypatch.setattr(site, "build_mode", lambda: "live")
+    monkeypatch.delenv(site.MODE_ENV, raising=False)
+    monkeypatch.setattr(site, "_current", None)
+    monkeypatch.setattr(site, "_pinned", None)
+    monkeypatch.setattr(live_cache, "code_signature", lambda *args: signature["code"])
+    monkeypatch.setattr(live_cache, "current_key", lambda config, scope: dataclasses.replace(
+        KEY, code=signature["code"], config=config, scope=scope))
+    first = site.current()
+    site.refresh()
+    assert site.current().snapshot.root == first.snapshot.root and len(stubbed) == 1
+    signature["code"] = "abd"
+    site.refresh()
+    again = site.current()
+    assert len(stubbed) == 2 and not again.reused and again.snapshot.root != first.snapshot.root
