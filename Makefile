@@ -37,7 +37,7 @@ export NO_MKDOCS_2_WARNING := 1
 SYNC := $(UV) sync --locked --inexact --quiet
 MEASURE_EXTRA := $(if $(filter lock,$(TORCH_MODE)),--extra measure)
 
-.PHONY: serve build sites test install install-test tools gpu-builder clean
+.PHONY: serve build sites test install install-test tools gpu-builder gpu-wheels clean
 
 serve: $(VENV)/.docs
 	$(BIN)/mkdocs serve --strict --dev-addr $(DEV_ADDR)
@@ -107,6 +107,10 @@ if "gpu" in sys.argv:
 print(f"torch {torch.__version__}, {'CUDA ' + cuda if cuda else 'CPU'} build (TORCH={sys.argv[1]}){'; ' + note if note else ''}")
 endef
 export TORCH_BUILD
+
+# The docs and test stack as wheels in .whl/ for a GPU builder without network (scripts/gpu-wheels.sh).
+gpu-wheels: $(UV_STAMP)
+	bash scripts/gpu-wheels.sh
 
 clean:
 	rm -rf $(VENV) $(TOOLS) site .cache
