@@ -13,6 +13,8 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -144,11 +146,56 @@ def _export_trace(prof: Any) -> str:
         return path.read_text(encoding="utf-8")
 
 
-def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Tensor, ...],
-                    reference: torch.Tensor, on_stage: ProgressHook | None = None) -> tuple[dict, bytes | None]:
-    """One variant's entry of the snapshot (timing still empty), and its gzipped trace (None when
-    unavailable)."""
+@dataclass
+class FirstCall:
+    """A variant's first call: a compiled variant compiles on it (its wall time is `compile_s`), an
+    SDPA backend may refuse the inputs on it (the error, and PyTorch's warnings, say why)."""
+
+    forward: Callable[[], torch.Tensor] | None
+    out: torch.Tensor | None
+    seconds: float
+    error: Exception | None = None
+    caught: list[warnings.WarningMessage] = field(default_factory=list)
+
+
+def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...], record_warnings: bool = True) -> FirstCall:
+    """Bind the variant to the inputs and call it once (synchronised). Warnings are recorded only
+    where asked: `warnings.catch_warnings` is process-wide, so a call on another thread leaves them."""
     q, k, v, mask = inputs
+    started = time.perf_counter()
+    with torch.no_grad(), variant.pin(), (warnings.catch_warnings(record=True) if record_warnings
+                                          else contextlib.nullcontext()) as caught:
+        if record_warnings:
+            warnings.simplefilter("always")
+        try:
+            forward = variant.bind(q, k, v, mask)
+            out = forward()
+            if q.is_cuda:
+                torch.cuda.synchronize()
+        except Exception as exc:  # noqa: BLE001 - a refusal or a compile failure is data, not a crash
+            return FirstCall(None, None, time.perf_counter() - started, exc, list(caught or []))
+    return FirstCall(forward, out, time.perf_counter() - started, None, list(caught or []))
+
+
+def compile_ahead(variants: list[Variant], inputs: tuple[torch.Tensor, ...]) -> dict[str, Future]:
+    """Start the compiled variants' first calls on a thread, one after the other: their compile
+    (seconds of Python and Triton work) overlaps the set-up's first cuDNN call, which runs without
+    the GIL. The caller waits for them before anything is profiled or timed."""
+    compiled = [v for v in variants if v.family == "compiled" and inputs[0].is_cuda and "cuda" in v.devices]
+    if not compiled:
+        return {}
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile-ahead")
+    ahead = {v.id: pool.submit(first_call, v, inputs, False) for v in compiled}
+    pool.shutdown(wait=False)
+    return ahead
+
+
+def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Tensor, ...],
+                    reference: torch.Tensor, on_stage: ProgressHook | None = None,
+                    ahead: Future | None = None) -> tuple[dict, bytes | None]:
+    """One variant's entry of the snapshot (timing still empty), and its gzipped trace (None when
+    unavailable). `ahead`: its first call, already taken (`compile_ahead`)."""
+    q = inputs[0]
     cuda = q.is_cuda
     entry: dict = {"id": variant.id, "title": variant.title, "available": True,
                    "unavailable_reason": None, "profile": None, "timing": None}
@@ -159,24 +206,16 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
             f"not measured on {kind}: {variant.title} is compiled on its first call, which takes minutes "
             f"on a small CPU; this project measures it on CUDA only"))
         return entry, None
+    if variant.family == "compiled":
+        note("compiling")
+    first = ahead.result() if ahead is not None else first_call(variant, inputs)
+    if first.error is not None:
+        entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, first.error, first.caught))
+        return entry, None
+    forward, first_call_s = first.forward, first.seconds
+    rel_error = timing.relative_error(first.out, reference)
+    del first
     with torch.no_grad(), variant.pin():
-        if variant.family == "compiled":
-            note("compiling")
-        started = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                forward = variant.bind(q, k, v, mask)
-                out = forward()
-                if cuda:
-                    torch.cuda.synchronize()
-            except Exception as exc:  # noqa: BLE001 - a refusal or a compile failure is data, not a crash
-                entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, exc, caught))
-                return entry, None
-        first_call_s = time.perf_counter() - started
-        rel_error = timing.relative_error(out, reference)
-        del out
-
         note("profiling")
         prof = profile_forward(forward, variant.label, cuda=cuda, warmup_calls=config.warmup_calls,
                                wait=config.profile_wait, warmup=config.profile_warmup,
@@ -236,10 +275,14 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     with stage("setup"):   # inputs (the first CUDA call initialises it), the float64 reference, SDPA's own pick
         with stage("setup.inputs"):
             inputs = make_inputs(config, device)
+        ahead = compile_ahead(variants, inputs)
         with stage("setup.reference"):
             reference = reference_output(*inputs)
         with stage("setup.dispatch"):
             dispatch = detect_auto_backend(*inputs[:3])
+        with stage("setup.compile"):   # what is left of the compiled variants' first calls
+            for call in ahead.values():
+                call.exception()
     if before_profiling is not None:
         with stage("wait"):
             before_profiling()
@@ -250,7 +293,8 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
         for variant in variants:
             with stage("variants"), stage(f"variants.{variant.id}"):
                 entry, blob = measure_variant(variant, config, inputs, reference,
-                                              on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0))
+                                              on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0),
+                                              ahead=ahead.pop(variant.id, None))
             results[variant.id] = entry
             if blob is not None:
                 traces[variant.id] = blob

@@ -131,3 +131,21 @@ def test_the_measurement_key_is_stable_and_needs_no_torch_import():
         pytest.skip(f"cuDNN is not a pip package here ({runs[0][1]}): the key asks torch for its version")
     assert runs[0][-1] == "False", "computing the key imported torch"
     assert live_cache.current_key("{}", "full") != live_cache.current_key("{}", "core")
+
+
+def test_compiled_variants_compile_ahead_on_a_thread_and_run_on_the_main_one():
+    """The live build's overlap: flex compiled on a thread during the set-up, then called here."""
+    import torch
+
+    from attn_examples.measure import compile_ahead, make_inputs, measure_variant, reference_output
+    from attn_examples.variants import VARIANTS
+
+    config = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=64, timing_repeats=3)
+    inputs = make_inputs(config, "cuda")
+    ahead = compile_ahead([VARIANTS["sdpa_flash"], VARIANTS["flex"]], inputs)
+    assert list(ahead) == ["flex"]                     # only what compiles goes ahead
+    reference = reference_output(*inputs)
+    entry, blob = measure_variant(VARIANTS["flex"], config, inputs, reference, ahead=ahead["flex"])
+    assert entry["available"] and blob is not None, entry["unavailable_reason"]
+    assert entry["timing"]["compile_s"] > 0 and entry["timing"]["rel_error"] < 0.05
+    assert torch.cuda.is_available()
