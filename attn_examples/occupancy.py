@@ -135,3 +135,29 @@ def verdict(rows: list[dict[str, Any]], tolerance_pct: float = 1.0) -> dict[str,
         "driver_api_below_48k": sum(1 for r in rows if r["driver_api"] and not r["above_48k"]),
         "runtime_api_above_48k": sum(1 for r in rows if not r["driver_api"] and r["above_48k"]),
     }
+
+
+def _triple(text: str) -> list[int]:
+    """ncu's '(128, 1, 1)' as [128, 1, 1]."""
+    return [int(part) for part in text.strip("()[] ").split(",") if part.strip()]
+
+
+def against_ncu(snap: Snapshot) -> list[dict[str, Any]]:
+    """`theoretical` beside Nsight Compute's own theoretical occupancy, for every kernel the counters
+    pass profiled: the calculator checked on the launches ncu recorded (registers, shared memory,
+    block). Empty without counters or device limits."""
+    from attn_examples import hardware
+
+    limits, cc = snap.provenance.device_limits, snap.provenance.compute_capability
+    if not hardware.available(snap) or limits is None or cc is None:
+        return []
+    rows = []
+    for variant_id in snap.counters.variants:
+        for r in hardware.kernel_rows(snap, variant_id):
+            if r["registers"] is None or not r["block"]:
+                continue
+            ours = theoretical({"block": _triple(r["block"]), "registers_per_thread": r["registers"],
+                                "shared_memory_bytes": r["shared_memory_bytes"]}, limits, cc)
+            rows.append({"variant": variant_id, "name": r["name"], "ours_pct": ours.pct, "ours_limit": ours.limit,
+                         "ncu_pct": r["theoretical_occupancy_pct"], "ncu_limit": r["limiter"]})
+    return rows
