@@ -1,6 +1,7 @@
 """`attn-examples`: measure, show and compare snapshots from the terminal.
 
-`show` and `diff` never import torch; `measure` does (it is the only stage that needs it).
+`show`, `diff`, `check` and `pages` never import torch; `measure` and `notebook` do (measuring is
+the only stage that needs it).
 """
 
 from __future__ import annotations
@@ -8,11 +9,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from attn_examples import __version__
 from attn_examples.config import DTYPES, AttnConfig
-from attn_examples.snapshot import Snapshot, SnapshotError, load_snapshot
+from attn_examples.snapshot import Snapshot, SnapshotError, load_snapshot, snapshot_home
 from attn_examples.variants import VARIANTS
+
+BASELINE = "nvidia-h200"   # the committed snapshot `check` reads when none is named
 
 
 def _plain(value: object) -> str:
@@ -33,10 +38,6 @@ def _fmt(value: object, digits: int = 1) -> str:
     return _plain(value)
 
 
-def _mib(value: int | None) -> str:
-    return "–" if value is None else f"{value / 2**20:,.1f} MiB"
-
-
 def _provenance_line(snap: Snapshot) -> str:
     p = snap.provenance
     versions = f"torch {p.torch}" + (f", CUDA {p.cuda}" if p.cuda else "") + (f", cuDNN {p.cudnn}" if p.cudnn else "")
@@ -55,9 +56,6 @@ def _require_torch(command: str) -> None:
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    for variant_id in args.variants or []:
-        if variant_id not in VARIANTS:
-            raise SystemExit(f"attn-examples: unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}")
     config = AttnConfig(batch=args.batch, heads=args.heads, seq_len=args.seq_len, head_dim=args.head_dim,
                         dtype=args.dtype, timing_repeats=args.repeats)
     _require_torch("measure")
@@ -72,7 +70,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     path = write_snapshot(data, traces, out)
     print(f"snapshot written: {path}")
     if not args.quiet:
-        _show(load_snapshot(path), variants=None, cpu_ops=not traces or data["provenance"]["device_kind"] == "cpu")
+        _show(load_snapshot(path), variants=None, cpu_ops=not traces or data["provenance"]["device_kind"] == "cpu",
+              full_names=False)
     return 0
 
 
@@ -86,13 +85,61 @@ def _check_writable(folder: Path) -> None:
     probe.unlink()
 
 
-def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
-    from rich.console import Console
+NAME_COLUMNS = ("name", "main kernel", "op")
+
+
+def _table(title: str, columns: list[str], rows: list[list[str]], width: int, cut: bool) -> "Table":
+    """A table that fits a terminal `width` wide, with no vertical rules. Each other column is as wide
+    as its widest cell, so a number is never cut or split; the name columns share what is left, each
+    name cut to one line with an ellipsis (`cut`) or wrapped whole."""
+    from rich import box
+    from rich.cells import cell_len
     from rich.table import Table
 
+    widest = [max([cell_len(column), *(cell_len(row[i]) for row in rows)]) for i, column in enumerate(columns)]
+    fixed = sum(w for column, w in zip(columns, widest) if column not in NAME_COLUMNS)
+    named = sum(column in NAME_COLUMNS for column in columns)
+    room = (width - fixed - 2 * (len(columns) - 1) - 1) // max(named, 1)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for column, w in zip(columns, widest):
+        if column in NAME_COLUMNS:
+            table.add_column(column, no_wrap=cut, overflow="ellipsis" if cut else "fold", width=max(8, min(w, room)))
+        else:
+            text = column in ("variant", "API")
+            table.add_column(column, no_wrap=not text, min_width=w, justify="left" if text else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _launch(api: str | None, full: bool) -> str:
+    """The launch API; at terminal width, which of CUDA's two APIs launched it (the full name with --full-names)."""
+    if api is None:
+        return "–"
+    return _plain(api) if full else ("runtime" if api.startswith("cuda") else "driver")
+
+
+def _dims(value: object) -> str:
+    """A grid or block without its trailing 1s: 131072 rather than 131072×1×1."""
+    if not isinstance(value, list):
+        return _fmt(value)
+    while len(value) > 1 and value[-1] == 1:
+        value = value[:-1]
+    return "×".join(str(x) for x in value)
+
+
+def _kib(value: int | None) -> str:
+    return "–" if value is None else "0" if value == 0 else f"{value / 1024:,.0f}K"
+
+
+def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool, full_names: bool) -> None:
+    from rich.console import Console
+
     from attn_examples import views
+    from attn_examples.render import short_title
 
     console = Console()
+    name = (lambda text: _plain(text)) if full_names else (lambda text: _plain(views.short_kernel_name(text, 40)))
     console.print(f"[dim]{_provenance_line(snap)}[/]")
     auto = _plain(snap.dispatch.auto_backend or "unknown")
     console.print(f"un-pinned SDPA ran: [bold]{auto}[/] ({_plain(snap.dispatch.evidence or 'no evidence')})")
@@ -104,39 +151,38 @@ def _show(snap: Snapshot, variants: list[str] | None, cpu_ops: bool) -> None:
             continue
         rows = views.kernel_rows(result)
         if rows:
-            table = Table(title=f"{result.title}: {len(rows)} GPU activities per forward", title_justify="left")
-            for column in ("#", "kind", "name", "launch", "grid", "block", "regs", "smem", "occ %", "µs"):
-                table.add_column(column, overflow="fold")
-            for r in rows:
-                table.add_row(str(r["position"]), r["kind"], _plain(r["name"]), _fmt(r["launch_api"]), _fmt(r["grid"]),
-                              _fmt(r["block"]), _fmt(r["registers_per_thread"]), _fmt(r["shared_memory_bytes"]),
-                              _fmt(r["est_occupancy_pct"]), _fmt(r["dur_us"]))
-            console.print(table)
+            cells = [[str(r["position"]), name(r["name"]), _launch(r["launch_api"], full_names), _dims(r["grid"]),
+                      _dims(r["block"]), _fmt(r["registers_per_thread"]), _kib(r["shared_memory_bytes"]),
+                      _fmt(r["est_occupancy_pct"]), _fmt(r["dur_us"])] for r in rows]
+            console.print(_table(f"{result.title}: {len(rows)} GPU activities per forward",
+                                 ["#", "name", "API", "grid", "block", "regs", "smem", "occ %", "µs"], cells,
+                                 console.width, cut=not full_names))
         if cpu_ops or not rows:
-            table = Table(title=f"{result.title}: host ops per forward (top 12 by self time)", title_justify="left")
-            for column in ("op", "count", "self µs", "total µs"):
-                table.add_column(column)
-            for r in views.cpu_op_rows(result, limit=12):
-                table.add_row(_plain(r["name"]), str(r["count"]), _fmt(r["self_us"]), _fmt(r["total_us"]))
-            console.print(table)
+            cells = [[_plain(r["name"]), str(r["count"]), _fmt(r["self_us"]), _fmt(r["total_us"])]
+                     for r in views.cpu_op_rows(result, limit=12)]
+            console.print(_table(f"{result.title}: host ops per forward (top 12 by self time)",
+                                 ["op", "count", "self µs", "total µs"], cells, console.width, cut=not full_names))
         if result.profile and not result.profile.consistent:
             console.print(f"[red]steps disagree:[/] {_plain(result.profile.inconsistency)}")
-    summary = Table(title="Summary", title_justify="left")
-    for column in ("variant", "kernels", "device µs", "host µs", "main kernel", "regs", "occ %", "peak", "rel err"):
-        summary.add_column(column, overflow="fold")
+    cells = []
     for row in views.summary_rows(snap):
+        title = row["title"] if full_names else short_title("en", row["id"])
         if not row["available"]:
-            summary.add_row(row["title"], "unavailable", "", "", _plain(row["unavailable_reason"][:60]), "", "", "", "")
+            cells.append([title, "–", "–", "–", "unavailable: " + _plain(row["unavailable_reason"]), "–", "–", "–", "–"])
             continue
-        summary.add_row(row["title"], _fmt(row.get("kernels")), _fmt(row["device_us"]), _fmt(row["host_us"]),
-                        _fmt(row["main_kernel"]), _fmt(row["main_registers"]), _fmt(row["main_occupancy_pct"]),
-                        _mib(row["peak_memory_bytes"]), f"{row['rel_error']:.1e}")
-    console.print(summary)
+        main_kernel = name(row["main_kernel"]) if row["main_kernel"] else "–"
+        peak = "–" if row["peak_memory_bytes"] is None else f"{row['peak_memory_bytes'] / 2**20:,.0f}"
+        cells.append([title, _fmt(row.get("kernels")), _fmt(row["device_us"]), _fmt(row["host_us"]), main_kernel,
+                      _fmt(row["main_registers"]), _fmt(row["main_occupancy_pct"]), peak, f"{row['rel_error']:.1e}"])
+    console.print(_table("Summary (kernels, device and host µs per call, main kernel, its registers and occupancy, "
+                         "peak MiB, relative error)",
+                         ["variant", "#k", "dev µs", "host µs", "main kernel", "regs", "occ%", "MiB", "error"], cells,
+                         console.width, cut=not full_names))
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     snap = load_snapshot(args.snapshot)
-    _show(snap, args.variants, cpu_ops=args.cpu_ops or snap.provenance.device_kind == "cpu")
+    _show(snap, args.variants, cpu_ops=args.cpu_ops or snap.provenance.device_kind == "cpu", full_names=args.full_names)
     return 0
 
 
@@ -212,7 +258,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     from attn_examples import claims, plausible
 
-    snap = load_snapshot(args.snapshot)
+    snap = load_snapshot(args.snapshot or snapshot_home() / BASELINE)
     verdicts = claims.check(snap)
     console = Console()
     console.print(f"[dim]{_provenance_line(snap)}[/]")
@@ -342,68 +388,129 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.splitlines()[0])
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    sub = parser.add_subparsers(dest="command", required=True)
-    defaults = AttnConfig()
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and examples kept as written; each option's default after its help, where it has
+    one worth saying (not None, not a switch's False)."""
 
-    m = sub.add_parser("measure", help="profile and time every variant; write a snapshot")
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "default" not in text \
+                and action.option_strings:
+            text += (" " if text else "") + "(default: %(default)s)"
+        return text
+
+
+def _command(sub: argparse._SubParsersAction, name: str, summary: str, details: str, examples: str,
+             func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, help=summary, description=f"{summary[0].upper()}{summary[1:]}.\n\n{details}",
+                            epilog="examples:\n" + "\n".join(f"  {line}" for line in examples.strip().splitlines()),
+                            formatter_class=_Help)
+    parser.set_defaults(func=func)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="attn-examples", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+                                     formatter_class=_Help,
+                                     epilog="`attn-examples COMMAND --help` describes a command, with examples.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    defaults = AttnConfig()
+    variant_ids = list(VARIANTS)
+
+    m = _command(sub, "measure", "profile and time every variant; write a snapshot",
+                 "One forward of each variant is profiled with torch.profiler (its kernels, launches and host ops)\n"
+                 "and timed with CUDA events; the result is a snapshot folder: snapshot.json and one Kineto trace\n"
+                 "per variant. Needs torch (the `measure` extra).", """
+attn-examples measure                           the default shape on this machine's GPU (or CPU)
+attn-examples measure --extended -o /tmp/h200   also the scaling sweep and training
+attn-examples measure --variants sdpa_flash sdpa_cudnn --seq-len 4096 --dtype float16""", cmd_measure)
     m.add_argument("--device", default="auto", help="auto (a CUDA GPU if present), cpu, cuda, cuda:N")
-    m.add_argument("--variants", nargs="+", metavar="ID", help=f"subset of: {', '.join(VARIANTS)}")
-    m.add_argument("--batch", type=int, default=defaults.batch)
-    m.add_argument("--heads", type=int, default=defaults.heads)
-    m.add_argument("--seq-len", type=int, default=defaults.seq_len)
-    m.add_argument("--head-dim", type=int, default=defaults.head_dim)
-    m.add_argument("--dtype", choices=DTYPES, default=defaults.dtype)
+    m.add_argument("--variants", nargs="+", metavar="ID", choices=variant_ids,
+                   help=f"measure only these: {', '.join(variant_ids)} (default: the article's six; "
+                        "--extended adds the compiled ones)")
+    m.add_argument("--batch", type=int, default=defaults.batch, help="sequences per forward")
+    m.add_argument("--heads", type=int, default=defaults.heads, help="attention heads")
+    m.add_argument("--seq-len", type=int, default=defaults.seq_len, help="tokens per sequence")
+    m.add_argument("--head-dim", type=int, default=defaults.head_dim, help="features per head")
+    m.add_argument("--dtype", choices=DTYPES, default=defaults.dtype, help="q, k and v's element type")
     m.add_argument("--repeats", type=int, default=defaults.timing_repeats, help="timed calls per variant (CUDA)")
     m.add_argument("--output", "-o", help="snapshot folder (default: snapshots/<device-slug>/)")
     m.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no tables")
     m.add_argument("--extended", action="store_true",
                    help="CUDA: also the scaling sweep (seq 512..16k, head_dim 64/128) and forward+backward")
-    m.set_defaults(func=cmd_measure)
 
-    s = sub.add_parser("show", help="print a snapshot's kernel tables")
+    s = _command(sub, "show", "print a snapshot's kernel tables",
+                 "Per variant: its GPU activities (kernel, launch API, grid, block, registers, shared memory,\n"
+                 "Kineto's occupancy estimate, duration), then a summary. Kernel names are shortened to fit the\n"
+                 "terminal; --full-names prints them whole. No torch needed.", """
+attn-examples show snapshots/nvidia-h200
+attn-examples show snapshots/nvidia-h200 --variants naive --full-names
+attn-examples show snapshots/cpu --cpu-ops""", cmd_show)
     s.add_argument("snapshot", help="snapshot folder or its snapshot.json")
-    s.add_argument("--variants", nargs="+", metavar="ID")
+    s.add_argument("--variants", nargs="+", metavar="ID", choices=variant_ids, help="only these variants")
     s.add_argument("--cpu-ops", action="store_true", help="also list host ops for GPU snapshots")
-    s.set_defaults(func=cmd_show)
+    s.add_argument("--full-names", action="store_true", help="whole kernel names and launch APIs (wrapped)")
 
-    d = sub.add_parser("diff", help="compare two snapshots (e.g. your GPU against the published one)")
-    d.add_argument("a")
-    d.add_argument("b")
-    d.set_defaults(func=cmd_diff)
-    c = sub.add_parser("check", help="check every claim against a snapshot; exit 1 if one fails")
-    c.add_argument("snapshot", nargs="?", default="snapshots/nvidia-h200")
+    d = _command(sub, "diff", "compare two snapshots (e.g. your GPU against the published one)",
+                 "Kernel counts, device time and main kernel per variant, side by side. The same configuration\n"
+                 "on two devices compares times (B/A); two configurations compare each variant's share of its\n"
+                 "own run, since their raw times measure different work. No torch needed.", """
+attn-examples diff snapshots/nvidia-h200 .cache/live-snapshot/nvidia-a100-sxm4-80gb
+attn-examples diff snapshots/nvidia-h200 snapshots/nvidia-h200-b1-h8-s512""", cmd_diff)
+    d.add_argument("a", help="snapshot A, the reference (e.g. the published one, snapshots/nvidia-h200)")
+    d.add_argument("b", help="snapshot B, set against A (e.g. one you measured)")
+
+    c = _command(sub, "check", "check every claim against a snapshot; exit 1 if one fails",
+                 "Truths must hold wherever they apply (exit 1 if one fails); observations are reported. Timed\n"
+                 "claims are decided with their 95% interval. --baseline adds drift: each variant's share of\n"
+                 "the run against the committed snapshot of the same device.", f"""
+attn-examples check                                   the committed {BASELINE} snapshot
+attn-examples check .cache/live-snapshot/nvidia-h200 --baseline snapshots/nvidia-h200""", cmd_check)
+    c.add_argument("snapshot", nargs="?", help=f"snapshot folder (default: the committed {BASELINE}, from any directory)")
     c.add_argument("--baseline", help="also compare with this committed snapshot (drift of device-time shares)")
-    c.add_argument("--tolerance", type=float, default=None, help="drift tolerance (relative)")
-    c.set_defaults(func=cmd_check)
+    c.add_argument("--tolerance", type=float, default=None, help="drift tolerance, relative (default: the claims' own)")
 
-    n = sub.add_parser("counters", help="add Nsight Compute hardware counters (one ncu run over all the variants)")
+    n = _command(sub, "counters", "add Nsight Compute hardware counters (one ncu run over all the variants)",
+                 "Runs every variant's forward once under ncu, in its own NVTX range, and adds HBM traffic, FLOPs,\n"
+                 "occupancy and Tensor Core use per kernel to the snapshot. Without ncu, records why.", """
+attn-examples counters snapshots/nvidia-h200
+attn-examples counters /tmp/h200 --variants sdpa_flash --ncu-log /tmp/ncu""", cmd_counters)
     n.add_argument("snapshot")
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
-    n.add_argument("--ncu-log", metavar="DIR", help="keep each ncu run's whole output here")
-    n.add_argument("--variants", nargs="+", metavar="ID", help="default: the article's variants in the snapshot")
+    n.add_argument("--ncu-log", metavar="DIR", help="keep ncu's whole output and report here")
+    n.add_argument("--variants", nargs="+", metavar="ID", choices=variant_ids,
+                   help="default: the article's variants in the snapshot")
     n.add_argument("--replace", action="store_true",
                    help="record that this machine has no counters even over a snapshot that holds some")
-    n.set_defaults(func=cmd_counters)
 
-    g = sub.add_parser("pages", help="check the page sources against every committed snapshot (no MkDocs)")
+    g = _command(sub, "pages", "check the page sources against every committed snapshot (no MkDocs)",
+                 "Renders each page's template (values, claims, branches, measured blocks) against each snapshot\n"
+                 "and lists what would fail a build; --show prints one page as one snapshot renders it.", """
+attn-examples pages
+attn-examples pages naive.md --snapshot snapshots/cpu --no-blocks
+attn-examples pages cudnn.md --show --snapshot snapshots/nvidia-h200 --lang zh-TW""", cmd_pages)
     g.add_argument("page", nargs="*", help="e.g. naive.md (default: every page)")
     g.add_argument("--snapshot", action="append", help="check against this snapshot folder (repeatable)")
     g.add_argument("--no-blocks", action="store_true", help="skip the measured blocks (faster)")
     g.add_argument("--show", action="store_true", help="print one page as one snapshot renders it")
-    g.add_argument("--lang", default="en", choices=("en", "zh-TW"))
-    g.set_defaults(func=cmd_pages)
-    b = sub.add_parser("notebook", help="run the site's notebook here; freeze its outputs beside the snapshot")
+    g.add_argument("--lang", default="en", choices=("en", "zh-TW"), help="the page's language (with --show)")
+
+    b = _command(sub, "notebook", "run the site's notebook here; freeze its outputs beside the snapshot",
+                 "Executes docs/notebook on this machine (it measures once) and stores its outputs next to the\n"
+                 "snapshot this machine measured, so the site can show them. Needs torch.", """
+attn-examples notebook snapshots/nvidia-h200""", cmd_notebook)
     b.add_argument("snapshot", help="the snapshot this machine measured (its device must be this one)")
-    b.set_defaults(func=cmd_notebook)
-    a = sub.add_parser("accept", help="promote a live snapshot to the committed baseline of its device")
+
+    a = _command(sub, "accept", "promote a live snapshot to the committed baseline of its device",
+                 "Copies a measurement (and its traces) over snapshots/<device-slug>/; refuses one of another\n"
+                 "device, configuration or set of variants unless --force.", """
+attn-examples accept .cache/live-snapshot/nvidia-h200""", cmd_accept)
     a.add_argument("snapshot", help="the measured snapshot folder (e.g. .cache/live-snapshot/nvidia-h200)")
     a.add_argument("--to", help="target folder (default: snapshots/<device-slug>/)")
     a.add_argument("--force", action="store_true",
                    help="replace a baseline of another device, configuration or set of variants")
-    a.set_defaults(func=cmd_accept)
     return parser
 
 

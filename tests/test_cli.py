@@ -41,9 +41,10 @@ def test_bad_snapshot_gives_a_clear_error_and_exit_2(tmp_path, capsys):
     assert "snapshot.json" in err and "field 'device_slug': missing" in err
 
 
-def test_unknown_variant_on_the_command_line(tmp_path):
-    with pytest.raises(SystemExit, match="unknown variant 'flash3'"):
+def test_unknown_variant_on_the_command_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as done:
         main(["measure", "--device", "cpu", "--variants", "flash3", "-o", str(tmp_path)])
+    assert done.value.code == 2 and "invalid choice: 'flash3'" in capsys.readouterr().err
 
 
 @pytest.mark.measure
@@ -74,8 +75,56 @@ def test_show_and_check_print_a_snapshots_brackets_as_text(tmp_path, capsys, mon
         activity["name"] = activity["name"] + " [with T=float]"
     (folder / "snapshot.json").write_text(json.dumps(data))
     monkeypatch.setenv("COLUMNS", "400")      # no folding: each name on one line
-    assert main(["show", str(folder)]) == 0
+    assert main(["show", str(folder), "--full-names"]) == 0
     out = capsys.readouterr().out
     assert "GPU [bold]X[/bold] [/]" in out and "[with T=float]" in out
     main(["check", str(folder)])
     assert "GPU [bold]X[/bold] [/]" in capsys.readouterr().out
+
+
+REPO_SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots"
+
+
+def test_show_reads_well_at_80_columns(capsys, monkeypatch):
+    """Short kernel names, one line per kernel, no number split across lines; --full-names gives the
+    whole names back."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["show", str(REPO_SNAPSHOTS / "nvidia-h200")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80 and len(lines) < 250, len(lines)
+    from attn_examples import views
+    from attn_examples.snapshot import load_snapshot
+
+    tokens = " ".join(lines).split()
+    snap = load_snapshot(REPO_SNAPSHOTS / "nvidia-h200")
+    for variant_id, result in snap.variants.items():     # every duration and grid whole, none cut short
+        for row in views.kernel_rows(result):
+            assert f"{row['dur_us']:,.1f}" in tokens, (variant_id, row["name"], row["dur_us"])
+    summary = {row["id"]: row for row in views.summary_rows(snap)}
+    assert f"{summary['sdpa_math']['device_us']:,.1f}" in tokens
+    assert main(["show", str(REPO_SNAPSHOTS / "nvidia-h200"), "--full-names", "--variants", "naive"]) == 0
+    assert "at::native::" in capsys.readouterr().out
+
+
+def test_version_help_and_choices(capsys):
+    from attn_examples import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"attn-examples {__version__}"
+    with pytest.raises(SystemExit):
+        main(["measure", "--help"])
+    text = capsys.readouterr().out
+    assert "example" in text.lower() and "(default: 1024)" in " ".join(text.split())
+    with pytest.raises(SystemExit):
+        main(["diff", "--help"])
+    assert "the published one" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        main(["show", str(REPO_SNAPSHOTS / "cpu"), "--variants", "flash3"])
+    assert done.value.code == 2 and "invalid choice: 'flash3'" in capsys.readouterr().err
+
+
+def test_check_finds_its_default_snapshot_from_any_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 0
+    assert "applicable truths hold" in " ".join(capsys.readouterr().out.split())
