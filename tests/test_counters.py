@@ -297,3 +297,27 @@ def test_an_aborted_pass_leaves_no_process(fake_ncu, monkeypatch):
     run.go(["naive"])
     run.abort()
     assert run._proc is not None and run._proc.poll() is not None
+
+
+REAL = REPO / "tests" / "data" / "ncu-h200"   # one ncu run on the H200 (command.txt), the CSV it read back
+
+
+def test_a_real_h200_report_reads_as_the_committed_counters_and_in_base_units():
+    """The two readings of a real report (ncu 2025.3, H200, the article's six variants): every variant
+    gets the kernels the committed snapshot's counters name, every metric asked for is there, and
+    every unit is a base unit (bytes, not ncu's choice of Mbyte or Gbyte)."""
+    import gzip
+
+    named = gzip.open(REAL / "details.csv.gz", "rt").read()
+    ranged = gzip.open(REAL / "details-by-range.csv.gz", "rt").read()
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
+    ids = list(snap.counters.variants)
+    variants = counters.by_variant(named, ranged, ids)
+    for variant_id in ids:
+        assert [k["name"] for k in variants[variant_id]] == [k.name for k in snap.counters.variants[variant_id]]
+    kernels = [k for rows in variants.values() for k in rows]
+    assert all(set(counters.METRICS) <= set(k["metrics"]) for k in kernels)
+    units = {u for k in kernels for u in k["units"].values()}
+    assert "byte" in units and not units & {"Kbyte", "Mbyte", "Gbyte", "KB", "MB", "GB", "usecond", "msecond"}
+    flash = variants["sdpa_flash"][0]
+    assert flash["block"] == "(128, 1, 1)" and flash["metrics"]["dram__bytes_read.sum"] > 1e6
