@@ -17,6 +17,7 @@ import csv
 import functools
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -181,6 +182,58 @@ def by_variant(named: str, renamed: str, variant_ids: list[str]) -> dict[str, li
     empty = [v for v, rows in result.items() if not rows]
     if empty:
         raise CountersError(f"ncu profiled no kernel of {', '.join(empty)} (did the NVTX filter match?)")
+    return result
+
+
+def ncu_report_module(ncu: str) -> Any | None:
+    """NVIDIA's own reader of .ncu-rep files (`ncu_report`, in extras/python of the Nsight Compute
+    that `ncu` belongs to), or None where it is not installed or will not load."""
+    import glob
+    import importlib
+
+    home = Path(os.path.realpath(ncu)).parent
+    candidates = [home / "extras" / "python", *map(Path, sorted(glob.glob(str(home.parent / "nsight-compute*" / "extras"
+                                                                                / "python")), reverse=True))]
+    for folder in candidates:
+        if (folder / "ncu_report.py").is_file():
+            sys.path.insert(0, str(folder))
+            try:
+                return importlib.import_module("ncu_report")
+            except Exception:   # noqa: BLE001 - a module that will not load is a module we do not have
+                return None
+            finally:
+                sys.path.remove(str(folder))
+    return None
+
+
+def _dims(action: Any, prefix: str) -> str:
+    """A launch dimension as ncu's CSV writes it, '(128, 1, 1)', from launch__{prefix}_dim_{x,y,z}."""
+    values = []
+    for axis in "xyz":
+        metric = action.metric_by_name(f"launch__{prefix}_dim_{axis}")
+        if metric is None:
+            return ""
+        values.append(str(metric.as_uint64()))
+    return f"({', '.join(values)})"
+
+
+def read_report(module: Any, report: str, variant_ids: list[str], metrics: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each variant's kernels, in launch order, read from the .ncu-rep with `ncu_report`: the kernels
+    of the NVTX range named after the variant, with the same fields the CSV reading gives."""
+    context = module.load_report(report)
+    result: dict[str, list[dict[str, Any]]] = {v: [] for v in variant_ids}
+    for index in range(context.num_ranges()):
+        profiled = context.range_by_idx(index)
+        for variant_id in variant_ids:
+            for position in sorted(profiled.actions_by_nvtx([f"{variant_id}/"], [])):
+                action = profiled.action_by_idx(position)
+                values, units = {}, {}
+                for name in metrics:
+                    metric = action.metric_by_name(name)
+                    values[name] = None if metric is None else metric.as_double()
+                    units[name] = "" if metric is None else metric.unit()
+                result[variant_id].append({"name": action.name(), "block": _dims(action, "block"),
+                                           "grid": _dims(action, "grid"), "metrics": values, "units": units})
     return result
 
 

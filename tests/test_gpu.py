@@ -149,3 +149,32 @@ def test_compiled_variants_compile_ahead_on_a_thread_and_run_on_the_main_one():
     assert entry["available"] and blob is not None, entry["unavailable_reason"]
     assert entry["timing"]["compile_s"] > 0 and entry["timing"]["rel_error"] < 0.05
     assert torch.cuda.is_available()
+
+
+def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
+    """The counters' report read two ways: ncu's CSV import (what the snapshot holds) and NVIDIA's
+    `ncu_report` module. Same kernels, names, launch dimensions and values. Skipped (not faked) where
+    the GPU builder's Nsight Compute has no ncu_report."""
+    import math
+
+    from attn_examples import counters
+
+    ncu = counters.ncu_path()
+    module = counters.ncu_report_module(ncu) if ncu else None
+    if module is None:
+        pytest.skip("no ncu, or its ncu_report module, on this GPU builder")
+    ids = ["naive", "sdpa_flash"]
+    config = AttnConfig(batch=2, heads=4, seq_len=512, head_dim=64).to_dict()
+    section = counters.collect(config, ids, log_dir=tmp_path)
+    assert section["available"], section["reason"]
+    metrics = [m for m in counters.METRICS if m not in section["missing_metrics"]]
+    theirs = counters.read_report(module, str(tmp_path / "counters.ncu-rep"), ids, metrics)
+    for variant_id in ids:
+        ours = section["variants"][variant_id]
+        assert [k["name"] for k in theirs[variant_id]] == [k["name"] for k in ours]
+        assert [(k["block"], k["grid"]) for k in theirs[variant_id]] == [(k["block"], k["grid"]) for k in ours]
+        for mine, nvidia in zip(ours, theirs[variant_id]):
+            for name in metrics:
+                a, b = mine["metrics"][name], nvidia["metrics"][name]
+                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-6)), \
+                    (variant_id, mine["name"][:40], name, a, b)
