@@ -75,17 +75,18 @@ QUOTES: dict[str, Quote] = {
     "math_slowdown": Quote("3.7", "×"),
     "fastest": Quote("sdpa_flash"),
     # kernels and their launch
-    "gemm_fragment": Quote("s16816"),          # in the naive GEMMs' names: Ampere's bf16 Tensor Core MMA
-    "math_gemm_fragment": Quote("sgemm"),      # math's FP32 GEMMs, by name
+    "gemm_fragment": Quote("s16816"),  # in the naive GEMMs' names: Ampere's bf16 Tensor Core MMA
+    "math_gemm_fragment": Quote("sgemm"),  # math's FP32 GEMMs, by name
     "math_cuda_core_gemms": Quote("2"),
     "math_tensor_core_kernels": Quote("0"),
     "math_mask_kernels": Quote("1"),
     "math_safe_softmax_calls": Quote("1"),
-    "launch_api": Quote("cudaLaunchKernel"),   # every kernel the article saw, except cuDNN's
+    "launch_api": Quote("cudaLaunchKernel"),  # every kernel the article saw, except cuDNN's
     "main_kernel.sdpa_efficient": Quote("fmha_cutlassF_bf16_aligned_64x64_rf_sm80"),
     "main_kernel.sdpa_flash": Quote("pytorch_flash::flash_fwd_kernel"),
     "main_kernel.sdpa_cudnn": Quote(
-        "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0"),
+        "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0"
+    ),
     "launch_api.sdpa_cudnn": Quote("cuLaunchKernelEx"),
     # pieces of that cuDNN kernel's name, for reading ours piece by piece beside it
     "cudnn.mma": Quote("wmma"),

@@ -41,7 +41,7 @@ from attn_examples.variants import VARIANTS
 CLAIMS_DIR = Path(__file__).resolve().parent / "claims.d"
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "within", "between", "matches")
 KINDS = ("truth", "observation")
-DRIFT_TOLERANCE = 0.10   # relative, on device-time shares within one run (see drift())
+DRIFT_TOLERANCE = 0.10  # relative, on device-time shares within one run (see drift())
 # libyaml's safe loader where PyYAML was built with it: the same documents, in a tenth of the time
 # (every build reads every claim).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -60,8 +60,8 @@ class Claim:
     expected: Any
     tolerance: float = 0.0
     applies: dict[str, Any] = field(default_factory=dict)
-    article: str | None = None         # key of the article's figure (attn_examples.article)
-    page: str | None = None            # the page whose prose makes the statement
+    article: str | None = None  # key of the article's figure (attn_examples.article)
+    page: str | None = None  # the page whose prose makes the statement
     kind: str = "truth"
 
     @property
@@ -92,7 +92,7 @@ class Claim:
 @dataclass(frozen=True)
 class Verdict:
     claim: Claim
-    status: str            # pass | fail | unsure | n/a
+    status: str  # pass | fail | unsure | n/a
     measured: Any
     reason: str
     plausible: Any = None  # a timed metric's Interval or set of possible rankings (None: exact)
@@ -136,16 +136,20 @@ def _validate(item: Any, where: str, seen: set[str]) -> None:
         raise ClaimsError(f"{where}: field 'statement' needs exactly 'en' and 'zh-TW'")
     applies = item.get("applies") or {}
     if not isinstance(applies, dict) or set(applies) - _APPLIES:
-        raise ClaimsError(f"{where}: field 'applies' takes only {sorted(_APPLIES)} (a value only one device "
-                          "has belongs to its baseline, not to a claim)")
+        raise ClaimsError(
+            f"{where}: field 'applies' takes only {sorted(_APPLIES)} (a value only one device "
+            "has belongs to its baseline, not to a claim)"
+        )
     if applies.get("device_kind", "cuda") not in ("cuda", "cpu"):
         raise ClaimsError(f"{where}: field 'applies.device_kind' must be cuda or cpu")
     if applies.get("dtype", "bfloat16") not in DTYPES:
         raise ClaimsError(f"{where}: field 'applies.dtype' must be one of {DTYPES}")
     for section in applies.get("requires", []):
         if section not in _SECTIONS and section not in VARIANTS:
-            raise ClaimsError(f"{where}: field 'applies.requires': {section!r} is neither a section "
-                              f"({sorted(_SECTIONS)}) nor a variant")
+            raise ClaimsError(
+                f"{where}: field 'applies.requires': {section!r} is neither a section "
+                f"({sorted(_SECTIONS)}) nor a variant"
+            )
     expected = item["expected"]
     if isinstance(expected, dict):
         if set(expected) != {"article"}:
@@ -194,8 +198,9 @@ def _load_file(path: Path, seen: set[str]) -> list[Claim]:
         seen.add(item["id"])
         expected = item["expected"]
         article_key = item.get("article") or (expected["article"] if isinstance(expected, dict) else None)
-        out.append(Claim(**{**item, "applies": item.get("applies") or {}, "article": article_key,
-                            "page": f"{path.stem}.md"}))
+        out.append(
+            Claim(**{**item, "applies": item.get("applies") or {}, "article": article_key, "page": f"{path.stem}.md"})
+        )
     return out
 
 
@@ -218,12 +223,18 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
         if section == "limits" and p.device_limits is None:
             return "this snapshot has no device limits (a GPU measurement has them)"
         if section == "counters" and (snap.counters is None or not snap.counters.available):
-            return ("this snapshot has no hardware counters (attn-examples counters)" if snap.counters is None
-                    else f"hardware counters unavailable: {snap.counters.reason}")
+            return (
+                "this snapshot has no hardware counters (attn-examples counters)"
+                if snap.counters is None
+                else f"hardware counters unavailable: {snap.counters.reason}"
+            )
         if section in VARIANTS and section not in snap.variants:
             return f"variant {section} was not measured in this snapshot"
-        if (section in VARIANTS and not snap.variants[section].available
-                and not claim.metric.split("[")[0].endswith(".available")):
+        if (
+            section in VARIANTS
+            and not snap.variants[section].available
+            and not claim.metric.split("[")[0].endswith(".available")
+        ):
             # a backend that refused this device or dtype: its page says so; no claim about its kernels applies
             return f"variant {section} is unavailable here: {views.short_reason(snap.variants[section].unavailable_reason)}"
     if "device_kind" in where and p.device_kind != where["device_kind"]:
@@ -248,8 +259,9 @@ def _holds(relation: str, measured: Any, expected: Any, tolerance: float) -> boo
         return abs(measured - expected) <= tolerance * abs(expected)
     if relation == "between":
         return expected[0] <= measured <= expected[1]
-    return {"<": measured < expected, "<=": measured <= expected, ">": measured > expected,
-            ">=": measured >= expected}[relation]
+    return {"<": measured < expected, "<=": measured <= expected, ">": measured > expected, ">=": measured >= expected}[
+        relation
+    ]
 
 
 def evaluate(claim: Claim, snap: Snapshot) -> Verdict:
@@ -259,7 +271,7 @@ def evaluate(claim: Claim, snap: Snapshot) -> Verdict:
     try:
         measured = metrics.metric(snap, claim.metric)
     except metrics.UnknownMetric as exc:
-        if not claim.gates:   # an observation about something this measurement lacks says nothing
+        if not claim.gates:  # an observation about something this measurement lacks says nothing
             return Verdict(claim, "n/a", None, f"not measured here: {exc}")
         return Verdict(claim, "fail", None, f"cannot be measured: {exc}")
     try:
@@ -286,9 +298,16 @@ def _region(relation: str, expected: Any, tolerance: float) -> tuple[float, floa
         return float(expected[0]), float(expected[1])
     if relation in ("within", "==") and isinstance(expected, (int, float)) and not isinstance(expected, bool):
         return expected - tolerance * abs(expected), expected + tolerance * abs(expected)
-    return {"<": (-inf, math.nextafter(expected, -inf)), "<=": (-inf, expected),
-            ">": (math.nextafter(expected, inf), inf), ">=": (expected, inf)}.get(relation) \
-        if isinstance(expected, (int, float)) else None
+    return (
+        {
+            "<": (-inf, math.nextafter(expected, -inf)),
+            "<=": (-inf, expected),
+            ">": (math.nextafter(expected, inf), inf),
+            ">=": (expected, inf),
+        }.get(relation)
+        if isinstance(expected, (int, float))
+        else None
+    )
 
 
 def _decide(claim: Claim, spread: Any) -> str:
@@ -309,26 +328,37 @@ def check(snap: Snapshot, claims: list[Claim] | None = None) -> list[Verdict]:
 def failure_report(snap: Snapshot, verdicts: list[Verdict]) -> str:
     """What a failed build prints: each broken truth, both values, the device, the way out."""
     failed = [v for v in verdicts if not v.ok]
-    lines = [f"{len(failed)} claim(s) do not hold on {snap.provenance.device_name} ({snap.device_slug}, "
-             f"torch {snap.provenance.torch}, measured {snap.provenance.measured_at}):"]
+    lines = [
+        f"{len(failed)} claim(s) do not hold on {snap.provenance.device_name} ({snap.device_slug}, "
+        f"torch {snap.provenance.torch}, measured {snap.provenance.measured_at}):"
+    ]
     for v in failed:
-        quoted = f"; the article ({article.QUOTES['gpu_short'].text}) had {v.claim.article_value!r}" \
-            if v.claim.article is not None else ""
+        quoted = (
+            f"; the article ({article.QUOTES['gpu_short'].text}) had {v.claim.article_value!r}"
+            if v.claim.article is not None
+            else ""
+        )
         lines.append(f"  - claim '{v.claim.id}' (claims.d/{(v.claim.page or '?')[:-3]}.yml): {v.reason}{quoted}")
-    lines.append("To resolve: a truth is meant to hold on every device. If the measurement is right, the "
-                 "statement was not a truth: make it an observation and write the page's other branch, in both "
-                 "languages; if a live build measured it and it should become the published baseline, run "
-                 "`attn-examples accept <live snapshot>`; if the measurement is wrong, find out why first.")
+    lines.append(
+        "To resolve: a truth is meant to hold on every device. If the measurement is right, the "
+        "statement was not a truth: make it an observation and write the page's other branch, in both "
+        "languages; if a live build measured it and it should become the published baseline, run "
+        "`attn-examples accept <live snapshot>`; if the measurement is wrong, find out why first."
+    )
     return "\n".join(lines)
 
 
 # ---- baseline drift ------------------------------------------------------------------------------
 
+
 def device_time_shares(snap: Snapshot, among: set[str]) -> dict[str, float]:
     """Each variant's device time over the geometric mean of the `among` variants' in the same run:
     ratios measured together, insensitive to a GPU that is uniformly faster or slower today."""
-    times = {v: r.timing.device_us.median for v, r in snap.variants.items()
-             if v in among and r.available and r.timing and r.timing.device_us}
+    times = {
+        v: r.timing.device_us.median
+        for v, r in snap.variants.items()
+        if v in among and r.available and r.timing and r.timing.device_us
+    }
     if not times:
         return {}
     mean = math.exp(sum(math.log(t) for t in times.values()) / len(times))
@@ -340,9 +370,18 @@ def _kernel_structure(result) -> list[tuple]:
     template arguments), launch API, registers, shared memory, grid and block, in launch order."""
     from attn_examples import hardware, views
 
-    return [(hardware.base_name(r["name"]), r["launch_api"], r["registers_per_thread"], r["shared_memory_bytes"],
-             tuple(r["grid"] or ()), tuple(r["block"] or ()))
-            for r in views.kernel_rows(result) if r["kind"] == "kernel"]
+    return [
+        (
+            hardware.base_name(r["name"]),
+            r["launch_api"],
+            r["registers_per_thread"],
+            r["shared_memory_bytes"],
+            tuple(r["grid"] or ()),
+            tuple(r["block"] or ()),
+        )
+        for r in views.kernel_rows(result)
+        if r["kind"] == "kernel"
+    ]
 
 
 _STRUCTURE_FIELDS = ("kernel family", "launch API", "registers", "shared memory", "grid", "block")
@@ -352,8 +391,11 @@ def config_differences(live: Snapshot, baseline: Snapshot) -> list[str]:
     """The measured configuration's fields that differ (dtype and shape), worded for a message;
     drift and `accept` both hold a baseline to one configuration."""
     a, b = baseline.config, live.config
-    return [f"{f} {getattr(a, f)} in the baseline, {getattr(b, f)} live"
-            for f in ("dtype", "batch", "heads", "seq_len", "head_dim") if getattr(a, f) != getattr(b, f)]
+    return [
+        f"{f} {getattr(a, f)} in the baseline, {getattr(b, f)} live"
+        for f in ("dtype", "batch", "heads", "seq_len", "head_dim")
+        if getattr(a, f) != getattr(b, f)
+    ]
 
 
 def _like(live: Snapshot, baseline: Snapshot) -> str | None:
@@ -362,13 +404,22 @@ def _like(live: Snapshot, baseline: Snapshot) -> str | None:
         return f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"
     config = config_differences(live, baseline)
     if config:
-        return "configuration differs (" + ", ".join(config) + \
-            "): a baseline holds values for one configuration; measure that one, or accept a baseline for this"
-    stack = [(f, getattr(baseline.provenance, f), getattr(live.provenance, f)) for f in ("torch", "cuda", "cudnn")
-             if getattr(baseline.provenance, f) != getattr(live.provenance, f)]
+        return (
+            "configuration differs ("
+            + ", ".join(config)
+            + "): a baseline holds values for one configuration; measure that one, or accept a baseline for this"
+        )
+    stack = [
+        (f, getattr(baseline.provenance, f), getattr(live.provenance, f))
+        for f in ("torch", "cuda", "cudnn")
+        if getattr(baseline.provenance, f) != getattr(live.provenance, f)
+    ]
     if stack:
-        return "software differs (" + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in stack) + \
-            "): kernels may change with the stack; accept a baseline measured with this one"
+        return (
+            "software differs ("
+            + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in stack)
+            + "): kernels may change with the stack; accept a baseline measured with this one"
+        )
     return None
 
 
@@ -376,8 +427,8 @@ def _like(live: Snapshot, baseline: Snapshot) -> str | None:
 class DriftReport:
     """A measurement held to a baseline: why the two cannot be compared, or what moved."""
 
-    baseline: str                  # the baseline's folder, as shown to a reader
-    unlike: str | None             # another device class, configuration or software stack
+    baseline: str  # the baseline's folder, as shown to a reader
+    unlike: str | None  # another device class, configuration or software stack
     problems: list[str]
 
     @property
@@ -403,12 +454,13 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
         return [unlike]
     problems = []
     if live.dispatch.auto_backend != baseline.dispatch.auto_backend:
-        problems.append(f"un-pinned SDPA: ran {baseline.dispatch.auto_backend} in the baseline, "
-                        f"{live.dispatch.auto_backend} live")
+        problems.append(
+            f"un-pinned SDPA: ran {baseline.dispatch.auto_backend} in the baseline, {live.dispatch.auto_backend} live"
+        )
     for variant_id, result in baseline.variants.items():
         other = live.variants.get(variant_id)
         if other is None:
-            if VARIANTS[variant_id].in_article:       # the compiled ones come with --extended only
+            if VARIANTS[variant_id].in_article:  # the compiled ones come with --extended only
                 problems.append(f"{variant_id}: measured in the baseline, missing live")
             continue
         if other.available != result.available:
@@ -422,8 +474,11 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
                 problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
         if a["kernels"] == b["kernels"]:
             for position, (was, now) in enumerate(zip(_kernel_structure(result), _kernel_structure(other)), 1):
-                changed = [f"{field} {x} in the baseline, {y} live"
-                           for field, x, y in zip(_STRUCTURE_FIELDS, was, now) if x != y]
+                changed = [
+                    f"{field} {x} in the baseline, {y} live"
+                    for field, x, y in zip(_STRUCTURE_FIELDS, was, now)
+                    if x != y
+                ]
                 if changed:
                     problems.append(f"{variant_id}: kernel {position} ({was[0]}): " + "; ".join(changed))
     common = set(baseline.variants) & set(live.variants)

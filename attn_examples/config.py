@@ -23,8 +23,8 @@ class AttnConfig:
     profile_wait: int = 1
     profile_warmup: int = 1
     profile_active: int = 3
-    timing_repeats: int = 100          # CUDA: timed calls per variant
-    cpu_min_run_time_s: float = 1.0    # CPU: torch.utils.benchmark's autorange budget per variant
+    timing_repeats: int = 100  # CUDA: timed calls per variant
+    cpu_min_run_time_s: float = 1.0  # CPU: torch.utils.benchmark's autorange budget per variant
     seed: int = 0
 
     def __post_init__(self) -> None:

@@ -22,8 +22,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from attn_examples.stages import stage
 from attn_examples.stamp import stamp
@@ -74,7 +75,7 @@ def ncu_path() -> str | None:
     return shutil.which("ncu") or shutil.which("/usr/local/cuda/bin/ncu")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ncu_version(ncu: str) -> str:
     done = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
@@ -83,11 +84,14 @@ def ncu_version(ncu: str) -> str:
 
 def parse_query(text: str) -> set[str]:
     """Base metric names from `ncu --query-metrics` (first word of each row that looks like one)."""
-    return {line.split()[0] for line in text.splitlines()
-            if line.strip() and "__" in line.split()[0] and not line.startswith("==")}
+    return {
+        line.split()[0]
+        for line in text.splitlines()
+        if line.strip() and "__" in line.split()[0] and not line.startswith("==")
+    }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def offered_metrics(ncu: str) -> set[str] | None:
     """The base names this GPU offers, or None when ncu would not say (then everything is asked for).
     Asked once per process (`CountersPass` asks from its own thread, beside the measurement)."""
@@ -109,22 +113,57 @@ def split_metrics(offered: set[str] | None) -> tuple[list[str], list[str]]:
     return wanted, [m for m in METRICS if m not in wanted]
 
 
-def command(ncu: str, config_json: str, variant_ids: list[str], metrics: list[str], report: str, go_file: str,
-            python: str = sys.executable) -> list[str]:
+def command(
+    ncu: str,
+    config_json: str,
+    variant_ids: list[str],
+    metrics: list[str],
+    report: str,
+    go_file: str,
+    python: str = sys.executable,
+) -> list[str]:
     """One ncu run over every variant's forward (the driver wraps each in an NVTX range named after
     it), written to the report file `report` (.ncu-rep). The driver starts, warms up and waits for
     `go_file` (`CountersPass`)."""
     ranges = [arg for v in variant_ids for arg in ("--nvtx-include", f"{v}/")]
-    return [ncu, "--clock-control", "none", "--cache-control", "all", "--nvtx", *ranges,
-            "--metrics", ",".join(metrics), "--export", report, "--force-overwrite",
-            python, "-m", "attn_examples.counters_driver", "--config", config_json, "--go", go_file, *variant_ids]
+    return [
+        ncu,
+        "--clock-control",
+        "none",
+        "--cache-control",
+        "all",
+        "--nvtx",
+        *ranges,
+        "--metrics",
+        ",".join(metrics),
+        "--export",
+        report,
+        "--force-overwrite",
+        python,
+        "-m",
+        "attn_examples.counters_driver",
+        "--config",
+        config_json,
+        "--go",
+        go_file,
+        *variant_ids,
+    ]
 
 
 def import_command(ncu: str, report: str, by_range: bool) -> list[str]:
     """The report's details page as CSV, in base units (bytes, not ncu's choice of Mbyte or Gbyte);
     `by_range`: each kernel named after its NVTX range instead."""
-    return [ncu, "--import", report, "--csv", "--page", "details", "--print-units", "base",
-            *(["--print-nvtx-rename", "kernel"] if by_range else [])]
+    return [
+        ncu,
+        "--import",
+        report,
+        "--csv",
+        "--page",
+        "details",
+        "--print-units",
+        "base",
+        *(["--print-nvtx-rename", "kernel"] if by_range else []),
+    ]
 
 
 def _number(text: str) -> float | None:
@@ -145,16 +184,24 @@ def _rows(text: str) -> dict[str, dict[str, Any]]:
     for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
         if not row.get("ID", "").isdigit():
             continue
-        kernel = kernels.setdefault(row["ID"], {"name": row.get("Kernel Name", ""),
-                                                "block": row.get("Block Size", ""),
-                                                "grid": row.get("Grid Size", ""), "metrics": {}, "units": {}})
+        kernel = kernels.setdefault(
+            row["ID"],
+            {
+                "name": row.get("Kernel Name", ""),
+                "block": row.get("Block Size", ""),
+                "grid": row.get("Grid Size", ""),
+                "metrics": {},
+                "units": {},
+            },
+        )
         name = row.get("Metric Name")
         if name:
             kernel["metrics"][name] = _number(row.get("Metric Value", ""))
             kernel["units"][name] = row.get("Metric Unit", "")
     if not kernels:
-        raise CountersError("ncu profiled no kernel (did the NVTX filter match?): "
-                            + " | ".join(text.strip().splitlines()[-3:]))
+        raise CountersError(
+            "ncu profiled no kernel (did the NVTX filter match?): " + " | ".join(text.strip().splitlines()[-3:])
+        )
     return kernels
 
 
@@ -176,8 +223,10 @@ def by_variant(named: str, renamed: str, variant_ids: list[str]) -> dict[str, li
     for key in sorted(kernels, key=int):
         owner = ranges[key]["name"].strip().strip("/").split("/")[0]
         if owner not in result:
-            raise CountersError(f"kernel {key} ({kernels[key]['name'][:60]}) ran under the NVTX range "
-                                f"{ranges[key]['name']!r}, which is none of {', '.join(variant_ids)}")
+            raise CountersError(
+                f"kernel {key} ({kernels[key]['name'][:60]}) ran under the NVTX range "
+                f"{ranges[key]['name']!r}, which is none of {', '.join(variant_ids)}"
+            )
         result[owner].append(kernels[key])
     empty = [v for v, rows in result.items() if not rows]
     if empty:
@@ -192,14 +241,16 @@ def ncu_report_module(ncu: str) -> Any | None:
     import importlib
 
     home = Path(os.path.realpath(ncu)).parent
-    candidates = [home / "extras" / "python", *map(Path, sorted(glob.glob(str(home.parent / "nsight-compute*" / "extras"
-                                                                                / "python")), reverse=True))]
+    candidates = [
+        home / "extras" / "python",
+        *map(Path, sorted(glob.glob(str(home.parent / "nsight-compute*" / "extras" / "python")), reverse=True)),
+    ]
     for folder in candidates:
         if (folder / "ncu_report.py").is_file():
             sys.path.insert(0, str(folder))
             try:
                 return importlib.import_module("ncu_report")
-            except Exception:   # noqa: BLE001 - a module that will not load is a module we do not have
+            except Exception:
                 return None
             finally:
                 sys.path.remove(str(folder))
@@ -217,7 +268,9 @@ def _dims(action: Any, prefix: str) -> str:
     return f"({', '.join(values)})"
 
 
-def read_report(module: Any, report: str, variant_ids: list[str], metrics: list[str]) -> dict[str, list[dict[str, Any]]]:
+def read_report(
+    module: Any, report: str, variant_ids: list[str], metrics: list[str]
+) -> dict[str, list[dict[str, Any]]]:
     """Each variant's kernels, in launch order, read from the .ncu-rep with `ncu_report`: the kernels
     of the NVTX range named after the variant, with the same fields the CSV reading gives."""
     context = module.load_report(report)
@@ -232,24 +285,41 @@ def read_report(module: Any, report: str, variant_ids: list[str], metrics: list[
                     metric = action.metric_by_name(name)
                     values[name] = None if metric is None else metric.as_double()
                     units[name] = "" if metric is None else metric.unit()
-                result[variant_id].append({"name": action.name(), "block": _dims(action, "block"),
-                                           "grid": _dims(action, "grid"), "metrics": values, "units": units})
+                result[variant_id].append(
+                    {
+                        "name": action.name(),
+                        "block": _dims(action, "block"),
+                        "grid": _dims(action, "grid"),
+                        "metrics": values,
+                        "units": units,
+                    }
+                )
     return result
 
 
 NO_NCU = "ncu (Nsight Compute) is not on this machine"
 
 
-def keep_measured(snap: "Snapshot", reason: str, replace: bool) -> None:
+def keep_measured(snap: Snapshot, reason: str, replace: bool) -> None:
     """Refuse to overwrite counters a snapshot holds with their absence, unless asked to."""
     if snap.counters is not None and snap.counters.available and not replace:
-        raise RuntimeError(f"no counters here ({reason}); {snap.root} keeps the counters it holds "
-                           "(--replace records their absence instead)")
+        raise RuntimeError(
+            f"no counters here ({reason}); {snap.root} keeps the counters it holds "
+            "(--replace records their absence instead)"
+        )
 
 
 def unavailable(reason: str) -> dict[str, Any]:
-    return {"available": False, "reason": reason, "tool": None, "command": None, "missing_metrics": [],
-            "wall_s": None, "variants": {}, **stamp()}
+    return {
+        "available": False,
+        "reason": reason,
+        "tool": None,
+        "command": None,
+        "missing_metrics": [],
+        "wall_s": None,
+        "variants": {},
+        **stamp(),
+    }
 
 
 class CountersPass:
@@ -264,8 +334,14 @@ class CountersPass:
     counters section, or why there is none.
     """
 
-    def __init__(self, config: dict, candidates: list[str], timeout_s: int = 600, log_dir: Path | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: dict,
+        candidates: list[str],
+        timeout_s: int = 600,
+        log_dir: Path | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         import tempfile
         import threading
 
@@ -278,7 +354,7 @@ class CountersPass:
         self._tmp = Path(tempfile.mkdtemp(prefix="attn-ncu-"))
         self._report = str(self._tmp / "counters.ncu-rep")
         self._go = self._tmp / "go.json"
-        self._ready = threading.Event()   # set on the driver's `ready`, or when ncu ends without it
+        self._ready = threading.Event()  # set on the driver's `ready`, or when ncu ends without it
         self._proc: subprocess.Popen | None = None
         self._lines: list[str] = []
         self._problem: str | None = None
@@ -300,18 +376,18 @@ class CountersPass:
 
         try:
             self._metrics, self._missing = split_metrics(offered_metrics(self._ncu))
-            self._cmd = command(self._ncu, self._config, self._candidates, self._metrics, self._report,
-                                str(self._go))
+            self._cmd = command(self._ncu, self._config, self._candidates, self._metrics, self._report, str(self._go))
             # its own process group: abort() stops ncu and the Python under it together
-            self._proc = subprocess.Popen(self._cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                          start_new_session=True)
+            self._proc = subprocess.Popen(
+                self._cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+            )
             assert self._proc.stdout is not None
             for line in self._proc.stdout:
                 self._lines.append(line)
                 if line.startswith(READY):
                     self._ready.set()
                 elif self._progress and line.startswith(STARTED):
-                    self._progress(line[len(STARTED):].strip())
+                    self._progress(line[len(STARTED) :].strip())
             self._proc.wait()
         except OSError as exc:
             self._problem = f"ncu could not be started: {exc}"
@@ -351,7 +427,7 @@ class CountersPass:
             self.abort()
 
     def _finish(self) -> dict[str, Any]:
-        if self._problem and self._proc is None:   # ncu missing, or it could not be started
+        if self._problem and self._proc is None:  # ncu missing, or it could not be started
             return unavailable(self._problem)
         if not self._gone:
             self.go([])
@@ -367,8 +443,12 @@ class CountersPass:
         readings = []
         for by_range in (False, True):
             with stage("counters.import"):
-                done = subprocess.run(import_command(self._ncu, self._report, by_range), capture_output=True,
-                                      text=True, timeout=self._timeout_s)
+                done = subprocess.run(
+                    import_command(self._ncu, self._report, by_range),
+                    capture_output=True,
+                    text=True,
+                    timeout=self._timeout_s,
+                )
             readings.append(done.stdout)
         if self._log_dir is not None:
             self._log_dir.mkdir(parents=True, exist_ok=True)
@@ -383,13 +463,25 @@ class CountersPass:
             tail = " | ".join(output.strip().splitlines()[-2:])
             return unavailable(f"{exc} (ncu said: {tail})" if tail else str(exc))
         shown = command("ncu", "<config>", self._ids, self._metrics, "counters.ncu-rep", "<go>", "python")
-        return {"available": True, "reason": None, "tool": ncu_version(self._ncu), "command": " ".join(shown),
-                "missing_metrics": self._missing, "wall_s": time.perf_counter() - self._started,
-                "variants": variants, **stamp()}
+        return {
+            "available": True,
+            "reason": None,
+            "tool": ncu_version(self._ncu),
+            "command": " ".join(shown),
+            "missing_metrics": self._missing,
+            "wall_s": time.perf_counter() - self._started,
+            "variants": variants,
+            **stamp(),
+        }
 
 
-def collect(config: dict, variant_ids: list[str], timeout_s: int = 600, log_dir: Path | None = None,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def collect(
+    config: dict,
+    variant_ids: list[str],
+    timeout_s: int = 600,
+    log_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """One ncu run over the variants of a measurement of `config`, now; the snapshot's counters
     section, or why there is none. `log_dir` keeps the run's whole output (ncu's log, the two CSV
     readings and the .ncu-rep report) for whoever debugs it."""
@@ -398,16 +490,21 @@ def collect(config: dict, variant_ids: list[str], timeout_s: int = 600, log_dir:
     return run.finish()
 
 
-def default_variants(snap: "Snapshot") -> list[str]:
+def default_variants(snap: Snapshot) -> list[str]:
     """The article's variants that were measured (the compiled ones would compile again under ncu)."""
     from attn_examples.variants import VARIANTS
 
     return [v for v, r in snap.variants.items() if r.available and VARIANTS[v].in_article]
 
 
-def add_to_snapshot(snap: "Snapshot", variant_ids: list[str] | None = None, output: str | Path | None = None,
-                    log_dir: Path | None = None, progress: Callable[[str], None] | None = None,
-                    replace: bool = False) -> tuple[Path, dict[str, Any]]:
+def add_to_snapshot(
+    snap: Snapshot,
+    variant_ids: list[str] | None = None,
+    output: str | Path | None = None,
+    log_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+    replace: bool = False,
+) -> tuple[Path, dict[str, Any]]:
     """Run the pass over a snapshot and write it back (or to `output`) with its counters section.
     A pass that could not read counters never overwrites one that did, unless `replace`: a machine
     without ncu must not erase what a GPU builder measured."""

@@ -25,8 +25,8 @@ from attn_examples.variants import get_variant
 
 WARMUP_CALLS = 3
 READY = "counters_driver: ready"
-STARTED = "counters_driver: "   # the line prefix that announces a variant (read by attn_examples.counters)
-WAIT_S = 1800                   # a caller that never says go (it died) leaves no process behind for long
+STARTED = "counters_driver: "  # the line prefix that announces a variant (read by attn_examples.counters)
+WAIT_S = 1800  # a caller that never says go (it died) leaves no process behind for long
 
 
 def wait_for(go: Path) -> list[str]:
@@ -40,15 +40,15 @@ def wait_for(go: Path) -> list[str]:
 
 
 def main(config: AttnConfig, go: Path, candidates: list[str]) -> None:
-    variants = {v: get_variant(v) for v in candidates}   # an unknown id fails before any work
+    variants = {v: get_variant(v) for v in candidates}  # an unknown id fails before any work
     q, k, v, mask = make_inputs(config, "cuda")
     with torch.no_grad():
-        for variant in variants.values():    # load each backend's libraries before the wait
+        for variant in variants.values():  # load each backend's libraries before the wait
             with variant.pin():
                 try:
                     variant.bind(q, k, v, mask)()
                 except RuntimeError:
-                    pass                     # a backend this GPU refuses: the measurement will not name it
+                    pass  # a backend this GPU refuses: the measurement will not name it
         torch.cuda.synchronize()
     print(READY, flush=True)
     for variant_id in wait_for(go):

@@ -20,15 +20,15 @@ from typing import Any
 import torch
 
 from attn_examples import kineto, timing
-from attn_examples.stages import stage
 from attn_examples.config import AttnConfig
 from attn_examples.measure import _export_trace, make_inputs
 from attn_examples.snippets.profile_forward import profile_forward
+from attn_examples.stages import stage
 from attn_examples.variants import ARTICLE_VARIANTS, VARIANTS, Variant
 
 SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIMS = (64, 128)
-MEMORY_FRACTION = 0.6     # refuse shapes whose naive/math intermediates exceed this share of free memory
+MEMORY_FRACTION = 0.6  # refuse shapes whose naive/math intermediates exceed this share of free memory
 
 
 def matmul_peak_tflops(size: int = 8192, repeats: int = 10, dtype: torch.dtype = torch.bfloat16) -> float:
@@ -59,9 +59,12 @@ def copy_gbps(size_bytes: int = 2**31, repeats: int = 10) -> float:
 
 def ceilings(copy_bytes: int = 2**31) -> dict[str, Any]:
     """The roofline's roofs, measured on this GPU in this run."""
-    result = {"bf16_matmul_tflops": matmul_peak_tflops(dtype=torch.bfloat16),
-              "fp32_matmul_tflops": matmul_peak_tflops(dtype=torch.float32),
-              "copy_gbps": copy_gbps(copy_bytes), "copy_bytes": copy_bytes}
+    result = {
+        "bf16_matmul_tflops": matmul_peak_tflops(dtype=torch.bfloat16),
+        "fp32_matmul_tflops": matmul_peak_tflops(dtype=torch.float32),
+        "copy_gbps": copy_gbps(copy_bytes),
+        "copy_bytes": copy_bytes,
+    }
     torch.cuda.empty_cache()
     return result
 
@@ -82,7 +85,8 @@ def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, 
     kernels = [a for a in gpu if a["kind"] == "kernel"]
     main = max(kernels, key=lambda a: a["dur_us"]) if kernels else None
     return {
-        "kernels": len(kernels), "gpu_activities": len(gpu),
+        "kernels": len(kernels),
+        "gpu_activities": len(gpu),
         "main_kernel": main["name"] if main else None,
         "main_registers": main["registers_per_thread"] if main else None,
         "main_smem_bytes": main["shared_memory_bytes"] if main else None,
@@ -94,10 +98,30 @@ def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, 
 
 
 def _unavailable(variant: Variant, seq: int, head_dim: int, reason: str) -> dict:
-    return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": False, "reason": reason,
-            **{k: None for k in ("kernels", "gpu_activities", "main_kernel", "main_registers", "main_smem_bytes",
-                                 "main_threads", "main_grid_blocks", "main_occupancy_pct", "main_launch_api",
-                                 "device_us", "device_us_blocks", "peak_memory_bytes", "tflops")}}
+    return {
+        "variant": variant.id,
+        "seq_len": seq,
+        "head_dim": head_dim,
+        "available": False,
+        "reason": reason,
+        **dict.fromkeys(
+            (
+                "kernels",
+                "gpu_activities",
+                "main_kernel",
+                "main_registers",
+                "main_smem_bytes",
+                "main_threads",
+                "main_grid_blocks",
+                "main_occupancy_pct",
+                "main_launch_api",
+                "device_us",
+                "device_us_blocks",
+                "peak_memory_bytes",
+                "tflops",
+            )
+        ),
+    }
 
 
 def sweep_point(variant: Variant, config: AttnConfig, inputs: tuple | None = None, max_calls: int = 30) -> dict:
@@ -108,9 +132,14 @@ def sweep_point(variant: Variant, config: AttnConfig, inputs: tuple | None = Non
     need = _score_bytes(variant, config)
     free, _ = torch.cuda.mem_get_info()
     if need > MEMORY_FRACTION * free:
-        return _unavailable(variant, seq, head_dim, f"skipped: its [seq, seq] intermediates need about "
-                            f"{need / 2**30:.0f} GiB, more than {MEMORY_FRACTION:.0%} of the "
-                            f"{free / 2**30:.0f} GiB free")
+        return _unavailable(
+            variant,
+            seq,
+            head_dim,
+            f"skipped: its [seq, seq] intermediates need about "
+            f"{need / 2**30:.0f} GiB, more than {MEMORY_FRACTION:.0%} of the "
+            f"{free / 2**30:.0f} GiB free",
+        )
     q, k, v, mask = inputs if inputs is not None else make_inputs(config, "cuda", on_device=True)
     try:
         with torch.no_grad(), variant.pin():
@@ -134,10 +163,18 @@ def sweep_point(variant: Variant, config: AttnConfig, inputs: tuple | None = Non
         del q, k, v, mask
         torch.cuda.empty_cache()
     device_us = timed["device_us"]["median"]
-    return {"variant": variant.id, "seq_len": seq, "head_dim": head_dim, "available": True, "reason": None,
-            **counts, "device_us": device_us, "device_us_blocks": timed["device_us"]["blocks"],
-            "peak_memory_bytes": peak,
-            "tflops": config.causal_flops / (device_us * 1e-6) / 1e12}
+    return {
+        "variant": variant.id,
+        "seq_len": seq,
+        "head_dim": head_dim,
+        "available": True,
+        "reason": None,
+        **counts,
+        "device_us": device_us,
+        "device_us_blocks": timed["device_us"]["blocks"],
+        "peak_memory_bytes": peak,
+        "tflops": config.causal_flops / (device_us * 1e-6) / 1e12,
+    }
 
 
 def sweep(base: AttnConfig, bf16_peak_tflops: float, progress=None) -> dict:
@@ -147,8 +184,9 @@ def sweep(base: AttnConfig, bf16_peak_tflops: float, progress=None) -> dict:
     points = []
     for head_dim in HEAD_DIMS:
         for seq in SEQ_LENS:
-            config = AttnConfig(batch=base.batch, heads=base.heads, seq_len=seq, head_dim=head_dim,
-                                dtype=base.dtype, seed=base.seed)
+            config = AttnConfig(
+                batch=base.batch, heads=base.heads, seq_len=seq, head_dim=head_dim, dtype=base.dtype, seed=base.seed
+            )
             with stage("sweep.inputs"):
                 inputs = make_inputs(config, "cuda", on_device=True)
             for variant in ARTICLE_VARIANTS:
@@ -157,15 +195,26 @@ def sweep(base: AttnConfig, bf16_peak_tflops: float, progress=None) -> dict:
                 points.append(sweep_point(variant, config, inputs))
             del inputs
             torch.cuda.empty_cache()
-    return {"batch": base.batch, "heads": base.heads, "matmul_peak_tflops": peak,
-            "wall_s": time.perf_counter() - started, "points": points}
+    return {
+        "batch": base.batch,
+        "heads": base.heads,
+        "matmul_peak_tflops": peak,
+        "wall_s": time.perf_counter() - started,
+        "points": points,
+    }
 
 
 def _training_point(variant: Variant, config: AttnConfig, max_calls: int = 30) -> dict:
     q, k, v, mask = make_inputs(config, "cuda")
     q, k, v = (t.requires_grad_(True) for t in (q, k, v))
-    empty = {"variant": variant.id, "available": False, "kernels": None, "gpu_activities": None, "device_us": None,
-             "device_us_blocks": None}
+    empty = {
+        "variant": variant.id,
+        "available": False,
+        "kernels": None,
+        "gpu_activities": None,
+        "device_us": None,
+        "device_us_blocks": None,
+    }
     with variant.pin():
         forward = variant.bind(q, k, v, mask)
 
@@ -182,9 +231,15 @@ def _training_point(variant: Variant, config: AttnConfig, max_calls: int = 30) -
         prof = profile_forward(step, "train_step", cuda=True, warmup_calls=0, wait=0, warmup=1, active=1)
         gpu = kineto.parse_trace(json.loads(_export_trace(prof)), "train_step")["steps"][0]["gpu"]
         timed = timing.time_cuda_until(step, max_calls=max_calls)
-    return {"variant": variant.id, "available": True, "reason": None,
-            "kernels": sum(1 for a in gpu if a["kind"] == "kernel"), "gpu_activities": len(gpu),
-            "device_us": timed["device_us"]["median"], "device_us_blocks": timed["device_us"]["blocks"]}
+    return {
+        "variant": variant.id,
+        "available": True,
+        "reason": None,
+        "kernels": sum(1 for a in gpu if a["kind"] == "kernel"),
+        "gpu_activities": len(gpu),
+        "device_us": timed["device_us"]["median"],
+        "device_us_blocks": timed["device_us"]["blocks"],
+    }
 
 
 def inplace_autograd(config: AttnConfig) -> dict:

@@ -19,18 +19,23 @@ from attn_examples.snapshot import CounterKernel, Snapshot
 
 SECTOR_BYTES = 32
 # Tensor Core math operations (an FMA counts 2) by input dtype; the pass asks for all three.
-TENSOR_OPS = {"bfloat16": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-              "float16": "sm__ops_path_tensor_src_fp16.sum",
-              "float32": "sm__ops_path_tensor_src_tf32_dst_fp32.sum"}
+TENSOR_OPS = {
+    "bfloat16": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+    "float16": "sm__ops_path_tensor_src_fp16.sum",
+    "float32": "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+}
 LIMITERS = ("registers", "shared_mem", "warps", "blocks")
-ROOFLINE_MIN_FLOPS = 1e6      # kernels doing less (copies, fills) have no place on a FLOP/s axis
+ROOFLINE_MIN_FLOPS = 1e6  # kernels doing less (copies, fills) have no place on a FLOP/s axis
 
 M = {  # short names for the counters this module reads
-    "read": "dram__bytes_read.sum", "write": "dram__bytes_write.sum",
-    "l2_read": "lts__t_sectors_op_read.sum", "l2_write": "lts__t_sectors_op_write.sum",
+    "read": "dram__bytes_read.sum",
+    "write": "dram__bytes_write.sum",
+    "l2_read": "lts__t_sectors_op_read.sum",
+    "l2_write": "lts__t_sectors_op_write.sum",
     "achieved": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "theoretical": "sm__maximum_warps_per_active_cycle_pct",
-    "registers": "launch__registers_per_thread", "smem_dynamic": "launch__shared_mem_per_block_dynamic",
+    "registers": "launch__registers_per_thread",
+    "smem_dynamic": "launch__shared_mem_per_block_dynamic",
     "smem_static": "launch__shared_mem_per_block_static",
     "tensor_busy": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
     "fma_busy": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
@@ -65,7 +70,7 @@ def base_name(kernel_name: str) -> str:
     name = re.sub(r"\(anonymous namespace\)|<unnamed>", "anon", kernel_name)
     name = re.sub(r"^void\s+", "", name)
     depth, head = 0, []
-    for ch in name:             # drop template arguments and the parameter list
+    for ch in name:  # drop template arguments and the parameter list
         if ch in "<(":
             depth += 1
         elif ch in ">)":
@@ -107,7 +112,8 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     result = snap.variants.get(variant_id)
     kineto = [r for r in views.kernel_rows(result) if r["kind"] == "kernel"] if result else []
     same = len(kineto) == len(measured) and all(
-        base_name(a["name"]) == base_name(b.name) for a, b in zip(kineto, measured))
+        base_name(a["name"]) == base_name(b.name) for a, b in zip(kineto, measured)
+    )
     tensor_metric = TENSOR_OPS[snap.config.dtype]
     rows = []
     for position, kernel in enumerate(measured):
@@ -118,23 +124,37 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
         seconds = None if v["duration_ns"] is None else v["duration_ns"] * 1e-9
         flops = _sum(tensor, fp32)
         smem = None if v["smem_dynamic"] is None else int(v["smem_dynamic"] + (v["smem_static"] or 0))
-        rows.append({
-            "position": position + 1, "name": kernel.name, "block": kernel.block, "grid": kernel.grid,
-            "kineto_name": kineto[position]["name"] if same else None,
-            "kineto_est_occupancy_pct": kineto[position]["est_occupancy_pct"] if same else None,
-            "achieved_occupancy_pct": v["achieved"], "theoretical_occupancy_pct": v["theoretical"],
-            "limiter": _limiter(kernel), "registers": None if v["registers"] is None else int(v["registers"]),
-            "shared_memory_bytes": smem,
-            "dram_read_bytes": v["read"], "dram_write_bytes": v["write"], "dram_bytes": dram,
-            "l2_write_bytes": None if v["l2_write"] is None else v["l2_write"] * SECTOR_BYTES,
-            "local_store_bytes": v["local_store"], "local_load_bytes": v["local_load"],
-            "tensor_busy_pct": v["tensor_busy"], "fma_busy_pct": v["fma_busy"],
-            "gmma_instructions": v["gmma"], "tensor_flops": tensor, "fp32_flops": fp32, "flops": flops,
-            "duration_us": None if seconds is None else seconds * 1e6,
-            "intensity": _div(flops, dram),
-            "tflops": None if _div(flops, seconds) is None else _div(flops, seconds) / 1e12,
-            "matched_kineto": same,
-        })
+        rows.append(
+            {
+                "position": position + 1,
+                "name": kernel.name,
+                "block": kernel.block,
+                "grid": kernel.grid,
+                "kineto_name": kineto[position]["name"] if same else None,
+                "kineto_est_occupancy_pct": kineto[position]["est_occupancy_pct"] if same else None,
+                "achieved_occupancy_pct": v["achieved"],
+                "theoretical_occupancy_pct": v["theoretical"],
+                "limiter": _limiter(kernel),
+                "registers": None if v["registers"] is None else int(v["registers"]),
+                "shared_memory_bytes": smem,
+                "dram_read_bytes": v["read"],
+                "dram_write_bytes": v["write"],
+                "dram_bytes": dram,
+                "l2_write_bytes": None if v["l2_write"] is None else v["l2_write"] * SECTOR_BYTES,
+                "local_store_bytes": v["local_store"],
+                "local_load_bytes": v["local_load"],
+                "tensor_busy_pct": v["tensor_busy"],
+                "fma_busy_pct": v["fma_busy"],
+                "gmma_instructions": v["gmma"],
+                "tensor_flops": tensor,
+                "fp32_flops": fp32,
+                "flops": flops,
+                "duration_us": None if seconds is None else seconds * 1e6,
+                "intensity": _div(flops, dram),
+                "tflops": None if _div(flops, seconds) is None else _div(flops, seconds) / 1e12,
+                "matched_kineto": same,
+            }
+        )
     return rows
 
 
@@ -149,17 +169,37 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     if not rows:
         return None
     c = snap.config
-    total = {key: _sum(*(r[key] for r in rows))
-             for key in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "l2_write_bytes", "tensor_flops",
-                         "fp32_flops", "flops", "gmma_instructions", "duration_us", "local_store_bytes",
-                         "local_load_bytes")}
-    busy_time = _sum(*(None if r["tensor_busy_pct"] is None or r["duration_us"] is None
-                       else r["tensor_busy_pct"] * r["duration_us"] for r in rows))
+    total = {
+        key: _sum(*(r[key] for r in rows))
+        for key in (
+            "dram_read_bytes",
+            "dram_write_bytes",
+            "dram_bytes",
+            "l2_write_bytes",
+            "tensor_flops",
+            "fp32_flops",
+            "flops",
+            "gmma_instructions",
+            "duration_us",
+            "local_store_bytes",
+            "local_load_bytes",
+        )
+    }
+    busy_time = _sum(
+        *(
+            None
+            if r["tensor_busy_pct"] is None or r["duration_us"] is None
+            else r["tensor_busy_pct"] * r["duration_us"]
+            for r in rows
+        )
+    )
     seconds = None if total["duration_us"] is None else total["duration_us"] * 1e-6
     main = main_row(rows)
     return {
-        **total, "kernels": len(rows),
-        "qkvo_bytes": 4 * c.tensor_bytes, "score_bytes": c.score_bytes,
+        **total,
+        "kernels": len(rows),
+        "qkvo_bytes": 4 * c.tensor_bytes,
+        "score_bytes": c.score_bytes,
         "dram_per_qkvo": _div(total["dram_bytes"], 4 * c.tensor_bytes),
         "dram_per_score": _div(total["dram_bytes"], c.score_bytes),
         "dram_read_per_qkv": _div(total["dram_read_bytes"], 3 * c.tensor_bytes),
@@ -172,11 +212,15 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "tflops": None if _div(total["flops"], seconds) is None else _div(total["flops"], seconds) / 1e12,
         "tensor_busy_pct": _div(busy_time, total["duration_us"]),
         "uses_gmma": None if total["gmma_instructions"] is None else total["gmma_instructions"] > 0,
-        "main_name": main["name"], "main_achieved_occupancy_pct": main["achieved_occupancy_pct"],
+        "main_name": main["name"],
+        "main_achieved_occupancy_pct": main["achieved_occupancy_pct"],
         "main_theoretical_occupancy_pct": main["theoretical_occupancy_pct"],
-        "main_est_occupancy_pct": main["kineto_est_occupancy_pct"], "main_limiter": main["limiter"],
-        "main_tensor_busy_pct": main["tensor_busy_pct"], "main_fma_busy_pct": main["fma_busy_pct"],
-        "main_registers": main["registers"], "main_shared_memory_bytes": main["shared_memory_bytes"],
+        "main_est_occupancy_pct": main["kineto_est_occupancy_pct"],
+        "main_limiter": main["limiter"],
+        "main_tensor_busy_pct": main["tensor_busy_pct"],
+        "main_fma_busy_pct": main["fma_busy_pct"],
+        "main_registers": main["registers"],
+        "main_shared_memory_bytes": main["shared_memory_bytes"],
         "main_duration_us": main["duration_us"],
         "matched_kineto": all(r["matched_kineto"] for r in rows),
     }

@@ -147,8 +147,18 @@ def parse_trace(trace: dict, label: str) -> dict:
             if isinstance(corr, int):
                 launches[corr] = e
 
-    out = [{"step": number, "gpu": [], "cpu_ops": [], "launches": [], "transposes": 0,
-            "host_span_us": None, "gpu_span_us": None} for number, _ in steps]
+    out = [
+        {
+            "step": number,
+            "gpu": [],
+            "cpu_ops": [],
+            "launches": [],
+            "transposes": 0,
+            "host_span_us": None,
+            "gpu_span_us": None,
+        }
+        for number, _ in steps
+    ]
 
     # The host runs ahead of the GPU: work launched in the warm-up step can still execute inside an
     # active step's window. Only the launch time says which forward an activity belongs to; an
@@ -197,8 +207,9 @@ def parse_trace(trace: dict, label: str) -> dict:
         if index is not None:
             out[index]["host_span_us"] = float(e.get("dur", 0.0))
     # GPU-side copies of the annotation carry no correlation: pair them with steps in time order.
-    gpu_spans = sorted((e for e in complete if e.get("name") == label and e.get("cat") == "gpu_user_annotation"),
-                       key=lambda e: e["ts"])
+    gpu_spans = sorted(
+        (e for e in complete if e.get("name") == label and e.get("cat") == "gpu_user_annotation"), key=lambda e: e["ts"]
+    )
     if len(gpu_spans) == len(out):
         for step, e in zip(out, gpu_spans):
             step["gpu_span_us"] = float(e.get("dur", 0.0))
@@ -218,6 +229,8 @@ def consistency(steps: list[dict]) -> str | None:
     for step in steps[1:]:
         other = kernel_signature(step)
         if other != first:
-            return (f"step {steps[0]['step']} has {len(first)} GPU activities, "
-                    f"step {step['step']} has {len(other)} (or different names)")
+            return (
+                f"step {steps[0]['step']} has {len(first)} GPU activities, "
+                f"step {step['step']} has {len(other)} (or different names)"
+            )
     return None

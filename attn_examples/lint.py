@@ -19,10 +19,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-_UNITS = (r"µs|us|ms|ns|s|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B|GB/s|TB/s|TFLOP/s|PFLOP/s|GFLOP|TFLOP|FLOPs?|%|×|x|"
-          r"times|倍|秒|毫秒|微秒")
-_COUNTED = (r"kernels?|registers?|warps?|threads?|blocks?|SMs?|GPU activities|activities|memsets?|memcpys?|copies|"
-            r"transposes?|(?:op(?:erator)? )?calls?|tiles?|tokens?|heads?|bytes|steps?")
+_UNITS = (
+    r"µs|us|ms|ns|s|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B|GB/s|TB/s|TFLOP/s|PFLOP/s|GFLOP|TFLOP|FLOPs?|%|×|x|"
+    r"times|倍|秒|毫秒|微秒"
+)
+_COUNTED = (
+    r"kernels?|registers?|warps?|threads?|blocks?|SMs?|GPU activities|activities|memsets?|memcpys?|copies|"
+    r"transposes?|(?:op(?:erator)? )?calls?|tiles?|tokens?|heads?|bytes|steps?"
+)
 _COUNTED_ZH = r"個\s?(?:kernel|暫存器|warp|執行緒|block|SM|GPU 活動|tile|token|記憶體複製|memset|memcpy|transpose|主機端運算子)|次"
 
 RULES: dict[str, re.Pattern] = {
@@ -32,30 +36,34 @@ RULES: dict[str, re.Pattern] = {
     "a kernel name": re.compile(
         r"nvjet\w*|fmha_\w+|flash_fwd\w*|cudnn_generated\w*|\bsm_?\d{2,3}(?:_\w+)?\b|knob_\d+|\b\d+x\d+(?:x\d+)?\b|"
         r"triu_tril\w*|softmax_warp_forward|cunn_SoftMax\w*|\w*elementwise_kernel\w*|triton_\w+|\bsgemm\b|s16816|"
-        r"xmma\w*|_ffma_|f32f32\w*|direct_copy_kernel\w*|bfloat16_copy\w*"),
+        r"xmma\w*|_ffma_|f32f32\w*|direct_copy_kernel\w*|bfloat16_copy\w*"
+    ),
     "a launch API": re.compile(r"cudaLaunchKernel\w*|cuLaunchKernel\w*|cudaMemcpyAsync|cudaMemsetAsync"),
     "a GPU's name": re.compile(r"\b(?:[ABH]100|H200|B200|L4|L40S?|RTX \d+)\b"),
 }
 
 # (page, phrase) -> why the phrase is not a measurement. The page is the name under docs/<lang>/.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("method.md", "`cudaLaunchKernel`, `cudaMemcpyAsync` and `cudaMemsetAsync`"):
-        "what Kineto's cuda_runtime category holds: a definition of the trace format",
-    ("method.md", "`cudaLaunchKernel`、`cudaMemcpyAsync` 與 `cudaMemsetAsync`"):
-        "the same definition, in the Chinese page's punctuation",
-    ("method.md", "`cuLaunchKernelEx`"):
-        "what Kineto's cuda_driver category holds: a definition of the trace format",
+    (
+        "method.md",
+        "`cudaLaunchKernel`, `cudaMemcpyAsync` and `cudaMemsetAsync`",
+    ): "what Kineto's cuda_runtime category holds: a definition of the trace format",
+    (
+        "method.md",
+        "`cudaLaunchKernel`、`cudaMemcpyAsync` 與 `cudaMemsetAsync`",
+    ): "the same definition, in the Chinese page's punctuation",
+    ("method.md", "`cuLaunchKernelEx`"): "what Kineto's cuda_driver category holds: a definition of the trace format",
 }
 
 _BLANK = [
-    re.compile(r"^(```|~~~).*?^\1", re.M | re.S),          # fenced code (exec blocks, snippets, commands)
-    re.compile(r"\{\{.*?\}\}", re.S),                       # values
-    re.compile(r"\{%.*?%\}", re.S),                         # branches
+    re.compile(r"^(```|~~~).*?^\1", re.M | re.S),  # fenced code (exec blocks, snippets, commands)
+    re.compile(r"\{\{.*?\}\}", re.S),  # values
+    re.compile(r"\{%.*?%\}", re.S),  # branches
     re.compile(r"<!--.*?-->", re.S),
-    re.compile(r"\]\([^)]*\)"),                             # link targets
-    re.compile(r"\{\s*#[\w-]+\s*\}"),                       # heading anchors
+    re.compile(r"\]\([^)]*\)"),  # link targets
+    re.compile(r"\{\s*#[\w-]+\s*\}"),  # heading anchors
     re.compile(r"https?://\S+"),
-    re.compile(r"[(（][^()（）]*?(?:19|20)\d\d\s*[)）]"),     # citations: (Authors, 2024)
+    re.compile(r"[(（][^()（）]*?(?:19|20)\d\d\s*[)）]"),  # citations: (Authors, 2024)
     re.compile(r"--8<--.*"),
 ]
 
@@ -81,7 +89,7 @@ def _blank(text: str) -> str:
 def lint_text(text: str, path: str, page: str | None = None) -> list[Finding]:
     """Findings in one page source; `page` (e.g. 'method.md') selects its allowed phrases."""
     page = page or Path(path).name
-    for (allowed_page, phrase), _reason in ALLOWED.items():
+    for allowed_page, phrase in ALLOWED:
         if allowed_page == page:
             text = text.replace(phrase, " " * len(phrase))
     blanked = _blank(text)
@@ -127,8 +135,9 @@ def lint_unsure(text: str, path: str, timed: set[str] | None = None) -> list[Fin
             alone = own_line.startswith("{%") and own_line.endswith("%}") and own_line.count("{%") == 1
             for claim in sorted((tested & timed) - unsure):
                 if alone:
-                    findings.append(Finding(path, node.line, "timed claim without an unsure branch",
-                                            f"{{% elif unsure {claim} %}}"))
+                    findings.append(
+                        Finding(path, node.line, "timed claim without an unsure branch", f"{{% elif unsure {claim} %}}")
+                    )
             for branch in node.branches:
                 walk(branch.body)
 

@@ -28,15 +28,28 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 KEY_FILE = "key.json"
-KEEP = 4            # finished entries kept, the ones used last (another torch, another scope, ...)
-GRACE_S = 3600.0    # an entry used this recently may still be read by a build: never removed
+KEEP = 4  # finished entries kept, the ones used last (another torch, another scope, ...)
+GRACE_S = 3600.0  # an entry used this recently may still be read by a build: never removed
 
 # The modules whose code decides what a live measurement holds: the measuring stages (torch), and
 # what they write through. tests/test_live_cache.py checks that every attn_examples module they
 # import is listed; the reader-facing snippets are hashed whole.
-MEASURED_CODE = ("config.py", "counters.py", "counters_driver.py", "extended.py", "kineto.py", "measure.py",
-                 "provenance.py", "snapshot.py", "stages.py", "stamp.py", "timing.py", "uncertainty.py",
-                 "variants.py", "__init__.py")
+MEASURED_CODE = (
+    "config.py",
+    "counters.py",
+    "counters_driver.py",
+    "extended.py",
+    "kineto.py",
+    "measure.py",
+    "provenance.py",
+    "snapshot.py",
+    "stages.py",
+    "stamp.py",
+    "timing.py",
+    "uncertainty.py",
+    "variants.py",
+    "__init__.py",
+)
 
 
 @dataclass(frozen=True)
@@ -50,20 +63,20 @@ class MeasurementKey:
     cudnn: str
     torch: str
     ncu: str
-    code: str      # code_signature()
-    config: str    # the AttnConfig as sorted JSON
-    scope: str     # the live scope: full or core
+    code: str  # code_signature()
+    config: str  # the AttnConfig as sorted JSON
+    scope: str  # the live scope: full or core
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(dataclasses.asdict(self), sort_keys=True).encode()).hexdigest()[:16]
 
-    def differences(self, other: "MeasurementKey") -> list[str]:
+    def differences(self, other: MeasurementKey) -> list[str]:
         """'torch 2.11.0 → 2.12.0' for each field that differs (why a cached measurement is not used)."""
         mine, theirs = dataclasses.asdict(self), dataclasses.asdict(other)
         return [f"{name} {theirs[name]} → {mine[name]}" for name in mine if mine[name] != theirs[name]]
 
     @classmethod
-    def from_dict(cls, data: dict, where: str) -> "MeasurementKey":
+    def from_dict(cls, data: dict, where: str) -> MeasurementKey:
         fields = [f.name for f in dataclasses.fields(cls)]
         if not isinstance(data, dict) or sorted(data) != sorted(fields):
             raise ValueError(f"{where}: expected the fields {', '.join(fields)}")
@@ -121,9 +134,13 @@ def _gpu() -> tuple[str, str, str]:
     """(name, UUID, driver) of the GPU a build measures on (the first visible one), from nvidia-smi."""
     from attn_examples.stamp import run
 
-    rows = [[c.strip() for c in line.split(",")] for line in
-            (run(["nvidia-smi", "--query-gpu=index,name,uuid,driver_version", "--format=csv,noheader"]) or "").splitlines()
-            if line.count(",") == 3]
+    rows = [
+        [c.strip() for c in line.split(",")]
+        for line in (
+            run(["nvidia-smi", "--query-gpu=index,name,uuid,driver_version", "--format=csv,noheader"]) or ""
+        ).splitlines()
+        if line.count(",") == 3
+    ]
     if not rows:
         raise RuntimeError("nvidia-smi lists no GPU")
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
@@ -138,9 +155,18 @@ def current_key(config_json: str, scope: str) -> MeasurementKey:
     gpu, uuid, driver = _gpu()
     torch_version, cuda = _torch_build()
     ncu = counters.ncu_path()
-    return MeasurementKey(gpu=gpu, gpu_uuid=uuid, driver=driver, cuda=cuda, cudnn=_cudnn(), torch=torch_version,
-                          ncu=counters.ncu_version(ncu) if ncu and scope != "core" else "", code=code_signature(),
-                          config=config_json, scope=scope)
+    return MeasurementKey(
+        gpu=gpu,
+        gpu_uuid=uuid,
+        driver=driver,
+        cuda=cuda,
+        cudnn=_cudnn(),
+        torch=torch_version,
+        ncu=counters.ncu_version(ncu) if ncu and scope != "core" else "",
+        code=code_signature(),
+        config=config_json,
+        scope=scope,
+    )
 
 
 @dataclass(frozen=True)
@@ -149,7 +175,7 @@ class Lookup:
 
     folder: Path
     hit: bool
-    why_not: str   # empty on a hit
+    why_not: str  # empty on a hit
 
 
 def entry_folder(cache: Path, key: MeasurementKey) -> Path:
@@ -161,8 +187,9 @@ def lookup(cache: Path, key: MeasurementKey) -> Lookup:
     differs in these fields)."""
     folder = entry_folder(cache, key)
     try:
-        stored = MeasurementKey.from_dict(json.loads((folder / KEY_FILE).read_text(encoding="utf-8")),
-                                          str(folder / KEY_FILE))
+        stored = MeasurementKey.from_dict(
+            json.loads((folder / KEY_FILE).read_text(encoding="utf-8")), str(folder / KEY_FILE)
+        )
     except (OSError, ValueError):
         stored = None
     if stored == key and (folder / "snapshot.json").exists():
@@ -172,7 +199,9 @@ def lookup(cache: Path, key: MeasurementKey) -> Lookup:
 
 def _nearest_difference(cache: Path, key: MeasurementKey) -> str:
     """What the most recent finished entry differs in, for the build's log."""
-    entries = sorted(cache.glob(f"*/{KEY_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True) if cache.is_dir() else []
+    entries = (
+        sorted(cache.glob(f"*/{KEY_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True) if cache.is_dir() else []
+    )
     for path in entries:
         try:
             other = MeasurementKey.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
@@ -227,6 +256,7 @@ def prune(cache: Path, keep: int = KEEP, grace_s: float = GRACE_S) -> list[Path]
             return (marker if marker.exists() else folder).stat().st_mtime
         except OSError:
             return now
+
     folders = [p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")]
     finished = sorted((p for p in folders if (p / KEY_FILE).exists()), key=used, reverse=True)
     stale = finished[keep:] + [p for p in folders if not (p / KEY_FILE).exists()]
@@ -238,7 +268,7 @@ def prune(cache: Path, keep: int = KEEP, grace_s: float = GRACE_S) -> list[Path]
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                continue   # a build is measuring into it or about to read it
+                continue  # a build is measuring into it or about to read it
             forget(folder)
             fcntl.flock(handle, fcntl.LOCK_UN)
         removed.append(folder)

@@ -23,9 +23,9 @@ import torch
 from attn_examples import kineto, provenance, timing
 from attn_examples.config import AttnConfig
 from attn_examples.snapshot import SCHEMA_VERSION, compress_trace, snapshot_home
-from attn_examples.stages import stage
 from attn_examples.snippets.naive_attention import causal_mask, naive_attention
 from attn_examples.snippets.profile_forward import profile_forward
+from attn_examples.stages import stage
 from attn_examples.variants import VARIANTS, Variant, backend_of_op
 
 ProgressHook = Callable[[str], None]
@@ -66,9 +66,11 @@ def check_fits(config: AttnConfig, device: str) -> None:
     """Refuse, before allocating anything, a shape whose estimated peak exceeds the free memory."""
     need, free = config.memory_needed_bytes, free_memory_bytes(device)
     if need > free:
-        raise DoesNotFit(f"shape {list(config.shape)} in {config.dtype} needs about {need / 2**30:.1f} GiB "
-                         f"(the float64 reference holds two [seq, seq] score matrices per head), but {device} "
-                         f"has {free / 2**30:.1f} GiB free; choose a smaller batch, heads or seq-len")
+        raise DoesNotFit(
+            f"shape {list(config.shape)} in {config.dtype} needs about {need / 2**30:.1f} GiB "
+            f"(the float64 reference holds two [seq, seq] score matrices per head), but {device} "
+            f"has {free / 2**30:.1f} GiB free; choose a smaller batch, heads or seq-len"
+        )
 
 
 def make_inputs(config: AttnConfig, device: str, on_device: bool = False) -> tuple[torch.Tensor, ...]:
@@ -79,9 +81,12 @@ def make_inputs(config: AttnConfig, device: str, on_device: bool = False) -> tup
     faster for the sweep's largest shapes, where only time and kernels are kept."""
     generator = torch.Generator(device=device if on_device else "cpu").manual_seed(config.seed)
     dtype = getattr(torch, config.dtype)
-    q, k, v = (torch.randn(config.shape, generator=generator, dtype=torch.float32,
-                           device=device if on_device else "cpu").to(device=device, dtype=dtype)
-               for _ in range(3))
+    q, k, v = (
+        torch.randn(config.shape, generator=generator, dtype=torch.float32, device=device if on_device else "cpu").to(
+            device=device, dtype=dtype
+        )
+        for _ in range(3)
+    )
     return q, k, v, causal_mask(config.seq_len, device)
 
 
@@ -108,8 +113,10 @@ def _refusal_reason(variant: Variant, q: torch.Tensor, exc: Exception, caught: l
                 pass
         said += [str(w.message).strip() for w in more if str(w.message).strip() not in said]
     if not q.is_cuda and variant.backend in ("EFFICIENT_ATTENTION", "CUDNN_ATTENTION"):
-        said.append(f"{variant.backend} has no CPU implementation in torch {torch.__version__} "
-                    "(SDPA on CPU offers MATH and FLASH_ATTENTION)")
+        said.append(
+            f"{variant.backend} has no CPU implementation in torch {torch.__version__} "
+            "(SDPA on CPU offers MATH and FLASH_ATTENTION)"
+        )
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"{type(exc).__name__}: {first_line}" + ("".join(f" | {s}" for s in said) if said else "")
 
@@ -163,8 +170,11 @@ def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...], record_warnin
     where asked: `warnings.catch_warnings` is process-wide, so a call on another thread leaves them."""
     q, k, v, mask = inputs
     started = time.perf_counter()
-    with torch.no_grad(), variant.pin(), (warnings.catch_warnings(record=True) if record_warnings
-                                          else contextlib.nullcontext()) as caught:
+    with (
+        torch.no_grad(),
+        variant.pin(),
+        warnings.catch_warnings(record=True) if record_warnings else contextlib.nullcontext() as caught,
+    ):
         if record_warnings:
             warnings.simplefilter("always")
         try:
@@ -172,7 +182,7 @@ def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...], record_warnin
             out = forward()
             if q.is_cuda:
                 torch.cuda.synchronize()
-        except Exception as exc:  # noqa: BLE001 - a refusal or a compile failure is data, not a crash
+        except Exception as exc:
             return FirstCall(None, None, time.perf_counter() - started, exc, list(caught or []))
     return FirstCall(forward, out, time.perf_counter() - started, None, list(caught or []))
 
@@ -190,21 +200,36 @@ def compile_ahead(variants: list[Variant], inputs: tuple[torch.Tensor, ...]) -> 
     return ahead
 
 
-def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Tensor, ...],
-                    reference: torch.Tensor, on_stage: ProgressHook | None = None,
-                    ahead: Future | None = None) -> tuple[dict, bytes | None]:
+def measure_variant(
+    variant: Variant,
+    config: AttnConfig,
+    inputs: tuple[torch.Tensor, ...],
+    reference: torch.Tensor,
+    on_stage: ProgressHook | None = None,
+    ahead: Future | None = None,
+) -> tuple[dict, bytes | None]:
     """One variant's entry of the snapshot (timing still empty), and its gzipped trace (None when
     unavailable). `ahead`: its first call, already taken (`compile_ahead`)."""
     q = inputs[0]
     cuda = q.is_cuda
-    entry: dict = {"id": variant.id, "title": variant.title, "available": True,
-                   "unavailable_reason": None, "profile": None, "timing": None}
+    entry: dict = {
+        "id": variant.id,
+        "title": variant.title,
+        "available": True,
+        "unavailable_reason": None,
+        "profile": None,
+        "timing": None,
+    }
     note = on_stage or (lambda _stage: None)
     kind = "cuda" if cuda else "cpu"
     if kind not in variant.devices:
-        entry.update(available=False, unavailable_reason=(
-            f"not measured on {kind}: {variant.title} is compiled on its first call, which takes minutes "
-            f"on a small CPU; this project measures it on CUDA only"))
+        entry.update(
+            available=False,
+            unavailable_reason=(
+                f"not measured on {kind}: {variant.title} is compiled on its first call, which takes minutes "
+                f"on a small CPU; this project measures it on CUDA only"
+            ),
+        )
         return entry, None
     if variant.family == "compiled":
         note("compiling")
@@ -217,31 +242,51 @@ def measure_variant(variant: Variant, config: AttnConfig, inputs: tuple[torch.Te
     del first
     with torch.no_grad(), variant.pin():
         note("profiling")
-        prof = profile_forward(forward, variant.label, cuda=cuda, warmup_calls=config.warmup_calls,
-                               wait=config.profile_wait, warmup=config.profile_warmup,
-                               active=config.profile_active)
+        prof = profile_forward(
+            forward,
+            variant.label,
+            cuda=cuda,
+            warmup_calls=config.warmup_calls,
+            wait=config.profile_wait,
+            warmup=config.profile_warmup,
+            active=config.profile_active,
+        )
         trace_text = _export_trace(prof)
         parsed = kineto.parse_trace(json.loads(trace_text), variant.label)
         problem = kineto.consistency(parsed["steps"])
 
         peak = timing.peak_memory_cuda(forward) if cuda else None
-    entry["profile"] = {"trace_file": "", "steps": parsed["steps"], "consistent": problem is None,
-                        "inconsistency": problem, "unattributed_gpu": parsed["unattributed_gpu"]}
+    entry["profile"] = {
+        "trace_file": "",
+        "steps": parsed["steps"],
+        "consistent": problem is None,
+        "inconsistency": problem,
+        "unattributed_gpu": parsed["unattributed_gpu"],
+    }
     # device_us / host_us are filled by time_variants(), which times all variants together
-    entry["timing"] = {"timer": "", "device_us": None, "host_us": None, "host_first_us": None, "peak_memory_bytes": peak,
-                       "rel_error": rel_error,
-                       "compile_s": first_call_s if variant.family == "compiled" else None}
+    entry["timing"] = {
+        "timer": "",
+        "device_us": None,
+        "host_us": None,
+        "host_first_us": None,
+        "peak_memory_bytes": peak,
+        "rel_error": rel_error,
+        "compile_s": first_call_s if variant.family == "compiled" else None,
+    }
     return entry, compress_trace(trace_text)
 
 
-CUDA_TIMER = ("CUDA events around each call queued behind torch.cuda._sleep; host: perf_counter around "
-              "the call; variants take turns in blocks of 10 calls, the first call of each block "
-              "(right after the backend switch) kept apart as host_first_us")
+CUDA_TIMER = (
+    "CUDA events around each call queued behind torch.cuda._sleep; host: perf_counter around "
+    "the call; variants take turns in blocks of 10 calls, the first call of each block "
+    "(right after the backend switch) kept apart as host_first_us"
+)
 CPU_TIMER = "torch.utils.benchmark blocked_autorange (CPU wall time), one variant after another"
 
 
-def time_variants(entries: dict[str, dict], variants: list[Variant], config: AttnConfig,
-                  inputs: tuple[torch.Tensor, ...]) -> None:
+def time_variants(
+    entries: dict[str, dict], variants: list[Variant], config: AttnConfig, inputs: tuple[torch.Tensor, ...]
+) -> None:
     """Fill the timing of every available variant, apart from the profiler."""
     available = [v for v in variants if entries[v.id]["available"]]
     q, k, v, mask = inputs
@@ -258,9 +303,15 @@ def time_variants(entries: dict[str, dict], variants: list[Variant], config: Att
             entries[variant.id]["timing"].update(timer=CPU_TIMER, device_us=device_us)
 
 
-def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str] | None = None,
-            progress: bool = True, argv: list[str] | None = None, extended: bool = False,
-            before_profiling: Callable[[], None] | None = None) -> tuple[dict, dict[str, bytes]]:
+def measure(
+    config: AttnConfig,
+    device: str = "auto",
+    variant_ids: Iterable[str] | None = None,
+    progress: bool = True,
+    argv: list[str] | None = None,
+    extended: bool = False,
+    before_profiling: Callable[[], None] | None = None,
+) -> tuple[dict, dict[str, bytes]]:
     """Measure the chosen variants; returns the snapshot dict and {variant id: gzipped trace}.
     `extended` (CUDA only) adds the scaling sweep and the training pass. `before_profiling` runs
     after the set-up, before anything is profiled or timed (a live build waits there for the
@@ -272,7 +323,7 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     if device != "cpu":
         torch.cuda.set_device(torch.device(device))
     check_fits(config, device)
-    with stage("setup"):   # inputs (the first CUDA call initialises it), the float64 reference, SDPA's own pick
+    with stage("setup"):  # inputs (the first CUDA call initialises it), the float64 reference, SDPA's own pick
         with stage("setup.inputs"):
             inputs = make_inputs(config, device)
         ahead = compile_ahead(variants, inputs)
@@ -280,7 +331,7 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
             reference = reference_output(*inputs)
         with stage("setup.dispatch"):
             dispatch = detect_auto_backend(*inputs[:3])
-        with stage("setup.compile"):   # what is left of the compiled variants' first calls
+        with stage("setup.compile"):  # what is left of the compiled variants' first calls
             for call in ahead.values():
                 call.exception()
     if before_profiling is not None:
@@ -292,9 +343,14 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
     with _progress(progress, len(variants) + 1) as advance:
         for variant in variants:
             with stage("variants"), stage(f"variants.{variant.id}"):
-                entry, blob = measure_variant(variant, config, inputs, reference,
-                                              on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0),
-                                              ahead=ahead.pop(variant.id, None))
+                entry, blob = measure_variant(
+                    variant,
+                    config,
+                    inputs,
+                    reference,
+                    on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0),
+                    ahead=ahead.pop(variant.id, None),
+                )
             results[variant.id] = entry
             if blob is not None:
                 traces[variant.id] = blob
@@ -313,8 +369,9 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
             with stage("ceilings"):
                 extra["ceilings"] = ext.ceilings()
             with stage("sweep"):
-                extra["sweep"] = ext.sweep(config, extra["ceilings"]["bf16_matmul_tflops"],
-                                           progress=lambda d: advance(d, 0))
+                extra["sweep"] = ext.sweep(
+                    config, extra["ceilings"]["bf16_matmul_tflops"], progress=lambda d: advance(d, 0)
+                )
             with stage("training"):
                 extra["training"] = ext.training(config, progress=lambda d: advance(d, 0))
     data = {
@@ -324,7 +381,10 @@ def measure(config: AttnConfig, device: str = "auto", variant_ids: Iterable[str]
         "config": config.to_dict(),
         "dispatch": dispatch,
         "variants": results,
-        "sweep": None, "training": None, "ceilings": None, "counters": None,   # every field written
+        "sweep": None,
+        "training": None,
+        "ceilings": None,
+        "counters": None,  # every field written
         **extra,
     }
     return data, traces
@@ -339,8 +399,13 @@ def _progress(enabled: bool, total: int):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    columns = (TextColumn("[bold]measure[/]"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("{task.description}"))
+    columns = (
+        TextColumn("[bold]measure[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
         task = bar.add_task("starting", total=total)
         yield lambda description, steps: bar.update(task, description=description, advance=steps)

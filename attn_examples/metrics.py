@@ -54,8 +54,12 @@ from attn_examples import views
 from attn_examples.snapshot import Snapshot
 
 _KEY = re.compile(r"^(?P<head>[^\[\]]+?)(?:\[(?P<arg>.+)\])?$")
-BACKEND_VARIANTS = {"MATH": "sdpa_math", "EFFICIENT_ATTENTION": "sdpa_efficient",
-                    "FLASH_ATTENTION": "sdpa_flash", "CUDNN_ATTENTION": "sdpa_cudnn"}
+BACKEND_VARIANTS = {
+    "MATH": "sdpa_math",
+    "EFFICIENT_ATTENTION": "sdpa_efficient",
+    "FLASH_ATTENTION": "sdpa_flash",
+    "CUDNN_ATTENTION": "sdpa_cudnn",
+}
 
 
 class UnknownMetric(KeyError):
@@ -85,8 +89,9 @@ def _limits(snap: Snapshot):
             raise UnknownMetric(str(exc)) from None
     measured = p.device_limits
     if measured is None:
-        measured = DeviceLimits(32, row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes,
-                                row.smem_optin_per_block_bytes, None)
+        measured = DeviceLimits(
+            32, row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes, row.smem_optin_per_block_bytes, None
+        )
     return measured, row
 
 
@@ -95,8 +100,11 @@ def _arch_metric(snap: Snapshot, field_name: str) -> Any:
 
     measured, row = _limits(snap)
     values = {
-        "regs_per_sm": measured.regs_per_sm, "max_threads_per_sm": measured.max_threads_per_sm,
-        "max_warps_per_sm": (measured.max_threads_per_sm // measured.warp_size) if measured.max_threads_per_sm else None,
+        "regs_per_sm": measured.regs_per_sm,
+        "max_threads_per_sm": measured.max_threads_per_sm,
+        "max_warps_per_sm": (measured.max_threads_per_sm // measured.warp_size)
+        if measured.max_threads_per_sm
+        else None,
         "smem_per_sm_bytes": measured.smem_per_sm_bytes,
         "smem_optin_per_block_bytes": measured.smem_per_block_optin_bytes,
         "max_blocks_per_sm": row.max_blocks_per_sm if row else None,
@@ -128,8 +136,10 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     if name == "unavailable_reason" and not result.available:
         return views.short_reason(result.unavailable_reason)
     if not result.available:
-        raise UnknownMetric(f"variant {variant_id!r} is unavailable on {snap.provenance.device_name}: "
-                            f"{views.short_reason(result.unavailable_reason)}")
+        raise UnknownMetric(
+            f"variant {variant_id!r} is unavailable on {snap.provenance.device_name}: "
+            f"{views.short_reason(result.unavailable_reason)}"
+        )
     if arg is not None:
         if name == "op":
             step = result.profile.steps[0]
@@ -156,18 +166,24 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     if name in counts:
         return counts[name]
     timing = result.timing
-    plain = {"device_us": timing.device_us.median if timing.device_us else None,
-             "host_us": timing.host_us.median if timing.host_us else None,
-             "host_first_us": timing.host_first_us.median if timing.host_first_us else None,
-             "compile_s": timing.compile_s,
-             "peak_memory_bytes": timing.peak_memory_bytes, "rel_error": timing.rel_error}
+    plain = {
+        "device_us": timing.device_us.median if timing.device_us else None,
+        "host_us": timing.host_us.median if timing.host_us else None,
+        "host_first_us": timing.host_first_us.median if timing.host_first_us else None,
+        "compile_s": timing.compile_s,
+        "peak_memory_bytes": timing.peak_memory_bytes,
+        "rel_error": timing.rel_error,
+    }
     if name in plain:
         if plain[name] is None:
             raise UnknownMetric(f"{variant_id}.{name} was not measured on {snap.provenance.device_name}")
         return plain[name]
     if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):
-        top, bottom = {"host_per_device": ("host_us", "device_us"), "host_first_per_device": ("host_first_us", "device_us"),
-                       "host_first_per_repeat": ("host_first_us", "host_us")}[name]
+        top, bottom = {
+            "host_per_device": ("host_us", "device_us"),
+            "host_first_per_device": ("host_first_us", "device_us"),
+            "host_first_per_repeat": ("host_first_us", "host_us"),
+        }[name]
         return variant_metric(snap, variant_id, top) / variant_metric(snap, variant_id, bottom)
     if name == "unavailable_reason":
         raise UnknownMetric(f"variant {variant_id!r} is available on {snap.provenance.device_name}")
@@ -198,25 +214,41 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         main = views.main_kernel(result)
         if main is None:
             raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
-        if name in ("main_theoretical_occupancy_pct", "main_blocks_per_sm", "main_resident_warps",
-                    "main_theoretical_limit"):
+        if name in (
+            "main_theoretical_occupancy_pct",
+            "main_blocks_per_sm",
+            "main_resident_warps",
+            "main_theoretical_limit",
+        ):
             occ = _main_occupancy(snap, variant_id, main)
-            return {"main_theoretical_occupancy_pct": occ.pct, "main_blocks_per_sm": occ.blocks_per_sm,
-                    "main_resident_warps": occ.warps_per_sm, "main_theoretical_limit": occ.limit}[name]
+            return {
+                "main_theoretical_occupancy_pct": occ.pct,
+                "main_blocks_per_sm": occ.blocks_per_sm,
+                "main_resident_warps": occ.warps_per_sm,
+                "main_theoretical_limit": occ.limit,
+            }[name]
         if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block"):
             if not main["grid"] or not main["block"]:
                 raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
             blocks = math.prod(main["grid"])
-            return {"main_grid_blocks": blocks, "main_grid_per_sm": blocks / snap.provenance.sm_count,
-                    "main_warps_per_block": math.ceil(math.prod(main["block"]) / 32)}[name]
-        derived = {"name": main["name"], "short_name": views.short_kernel_name(main["name"]),
-                   "role": views.kernel_role(main["name"]),
-                   "registers": main["registers_per_thread"], "occupancy_pct": main["est_occupancy_pct"],
-                   "smem_bytes": main["shared_memory_bytes"],
-                   "threads": math.prod(main["block"]) if main["block"] else None,
-                   "launch_api": main["launch_api"], "dur_us": main["dur_us"]}
-        if name[len("main_"):] in derived:
-            return derived[name[len("main_"):]]
+            return {
+                "main_grid_blocks": blocks,
+                "main_grid_per_sm": blocks / snap.provenance.sm_count,
+                "main_warps_per_block": math.ceil(math.prod(main["block"]) / 32),
+            }[name]
+        derived = {
+            "name": main["name"],
+            "short_name": views.short_kernel_name(main["name"]),
+            "role": views.kernel_role(main["name"]),
+            "registers": main["registers_per_thread"],
+            "occupancy_pct": main["est_occupancy_pct"],
+            "smem_bytes": main["shared_memory_bytes"],
+            "threads": math.prod(main["block"]) if main["block"] else None,
+            "launch_api": main["launch_api"],
+            "dur_us": main["dur_us"],
+        }
+        if name[len("main_") :] in derived:
+            return derived[name[len("main_") :]]
     raise UnknownMetric(f"unknown metric {name!r} of variant {variant_id!r}")
 
 
@@ -248,12 +280,14 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
         raise UnknownMetric(f"no sweep points for {parts[0]!r}")
     measured = [p for p in points if p.available]
     if len(parts) == 2:
-        summary = {"max_kernels": lambda: max(p.kernels for p in measured),
-                   "min_kernels": lambda: min(p.kernels for p in measured),
-                   "best_tflops_fraction": lambda: max(p.tflops for p in measured) / snap.sweep.matmul_peak_tflops,
-                   "longest_seq": lambda: max(p.seq_len for p in measured),
-                   "kernel_growth": lambda: max(p.kernels for p in measured) - min(p.kernels for p in measured),
-                   "gemm_main_points": lambda: sum(1 for p in measured if p.main_kernel and views.is_gemm(p.main_kernel))}
+        summary = {
+            "max_kernels": lambda: max(p.kernels for p in measured),
+            "min_kernels": lambda: min(p.kernels for p in measured),
+            "best_tflops_fraction": lambda: max(p.tflops for p in measured) / snap.sweep.matmul_peak_tflops,
+            "longest_seq": lambda: max(p.seq_len for p in measured),
+            "kernel_growth": lambda: max(p.kernels for p in measured) - min(p.kernels for p in measured),
+            "gemm_main_points": lambda: sum(1 for p in measured if p.main_kernel and views.is_gemm(p.main_kernel)),
+        }
         if parts[1] in summary and measured:
             return summary[parts[1]]()
         if parts[1] in ("grows_at", "grows_at_per_split") and measured:
@@ -326,14 +360,14 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
     from attn_examples import hardware
 
     sizes = {"qkvo_bytes": 4 * snap.config.tensor_bytes, "score_bytes": snap.config.score_bytes}
-    if len(parts) == 1 and parts[0] in sizes:   # from the shape: known with or without counters
+    if len(parts) == 1 and parts[0] in sizes:  # from the shape: known with or without counters
         return sizes[parts[0]]
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
     run = {"tool": hardware.tool_name(snap), "wall_s": snap.counters.wall_s}
     if len(parts) == 1 and run.get(parts[0]) is not None:
         return run[parts[0]]
-    if len(parts) == 4 and parts[0] == "ratio":   # counters.ratio.<a>.<b>.<field>: a's over b's
+    if len(parts) == 4 and parts[0] == "ratio":  # counters.ratio.<a>.<b>.<field>: a's over b's
         return _counters_metric(snap, [parts[1], parts[3]]) / _counters_metric(snap, [parts[2], parts[3]])
     if len(parts) == 2:
         totals = hardware.variant_totals(snap, parts[0])
@@ -341,18 +375,19 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
             raise UnknownMetric(f"no counters for variant {parts[0]!r} in this snapshot")
         if parts[1] in totals and totals[parts[1]] is not None:
             return totals[parts[1]]
-        if parts[1] == "intensity_per_ridge":      # > 1: past the ridge of the measured bf16 roofline
+        if parts[1] == "intensity_per_ridge":  # > 1: past the ridge of the measured bf16 roofline
             ceilings = _ceilings_metric
             ridge = ceilings(snap, ["bf16_matmul_tflops"]) * 1e12 / (ceilings(snap, ["copy_gbps"]) * 1e9)
             return totals["intensity"] / ridge
         if parts[1] == "theoretical_vs_calculator" and totals["main_theoretical_occupancy_pct"] is not None:
             # ncu's theoretical occupancy minus our calculator's (occupancy.py) for the same kernel
             return totals["main_theoretical_occupancy_pct"] - variant_metric(
-                snap, parts[0], "main_theoretical_occupancy_pct")
+                snap, parts[0], "main_theoretical_occupancy_pct"
+            )
         if parts[1] == "dram_per_fp32_score" and totals["dram_bytes"] is not None:
             # HBM bytes over one float32 score matrix (math keeps its scores in float32 whatever the input dtype)
             return totals["dram_bytes"] / metric(snap, "config.score_fp32_bytes")
-        if parts[1] == "flops_per_causal" and totals["flops"] is not None:   # every FLOP, Tensor Core and FP32
+        if parts[1] == "flops_per_causal" and totals["flops"] is not None:  # every FLOP, Tensor Core and FP32
             return totals["flops"] / snap.config.causal_flops
     raise UnknownMetric(f"unknown counters key {'.'.join(['counters', *parts])!r}")
 
@@ -396,10 +431,18 @@ def metric(snap: Snapshot, key: str) -> Any:
     parts = head.split(".")
     p = snap.provenance
     if parts[0] == "device" and len(parts) == 2 and arg is None:
-        fields = {"name": p.device_name, "cc": p.compute_capability, "sms": p.sm_count, "torch": p.torch,
-                  "cuda": p.cuda, "cudnn": p.cudnn, "date": p.measured_at[:10], "kind": p.device_kind,
-                  "l2_bytes": p.device_limits.l2_bytes if p.device_limits else None,
-                  "memory_bytes": p.total_memory_bytes}
+        fields = {
+            "name": p.device_name,
+            "cc": p.compute_capability,
+            "sms": p.sm_count,
+            "torch": p.torch,
+            "cuda": p.cuda,
+            "cudnn": p.cudnn,
+            "date": p.measured_at[:10],
+            "kind": p.device_kind,
+            "l2_bytes": p.device_limits.l2_bytes if p.device_limits else None,
+            "memory_bytes": p.total_memory_bytes,
+        }
         if parts[1] in ("arch", "sm", "mma"):
             from attn_examples import arch
 
@@ -416,12 +459,18 @@ def metric(snap: Snapshot, key: str) -> Any:
         c = snap.config
         from attn_examples import article
 
-        sizes = {"tensor_bytes": c.tensor_bytes, "qkv_bytes": 3 * c.tensor_bytes, "qkvo_bytes": 4 * c.tensor_bytes,
-                 "matches_article": c.dtype == article.QUOTES["dtype"].text and
-                 "[" + ", ".join(map(str, c.shape)) + "]" == article.QUOTES["shape"].text,
-                 "rounding": {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[c.dtype],
-                 "score_bytes": c.score_bytes, "score_fp32_bytes": c.batch * c.heads * c.seq_len**2 * 4,
-                 "shape": tuple(c.shape), "causal_flops": c.causal_flops}
+        sizes = {
+            "tensor_bytes": c.tensor_bytes,
+            "qkv_bytes": 3 * c.tensor_bytes,
+            "qkvo_bytes": 4 * c.tensor_bytes,
+            "matches_article": c.dtype == article.QUOTES["dtype"].text
+            and "[" + ", ".join(map(str, c.shape)) + "]" == article.QUOTES["shape"].text,
+            "rounding": {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 2.0**-24}[c.dtype],
+            "score_bytes": c.score_bytes,
+            "score_fp32_bytes": c.batch * c.heads * c.seq_len**2 * 4,
+            "shape": tuple(c.shape),
+            "causal_flops": c.causal_flops,
+        }
         if parts[1] in sizes:
             return sizes[parts[1]]
         if hasattr(c, parts[1]):
@@ -456,7 +505,7 @@ def metric(snap: Snapshot, key: str) -> Any:
         for v, r in snap.variants.items():
             try:
                 value = variant_metric(snap, v, parts[1]) if r.available else None
-            except UnknownMetric:       # a variant without this metric takes no part in the ranking
+            except UnknownMetric:  # a variant without this metric takes no part in the ranking
                 value = None
             if value is not None:
                 measured[v] = value

@@ -31,7 +31,7 @@ class NotebookError(ValueError):
 
 @dataclass(frozen=True)
 class Output:
-    kind: str   # one of KINDS
+    kind: str  # one of KINDS
     text: str
 
 
@@ -43,7 +43,7 @@ class FrozenRun:
     device: str
     executed_at: str
     git_commit: str | None
-    code: tuple[str, ...]                    # each code cell's signature (see code_signature)
+    code: tuple[str, ...]  # each code cell's signature (see code_signature)
     outputs: tuple[tuple[Output, ...], ...]  # per code cell
 
 
@@ -52,10 +52,19 @@ def code_signature(source: str) -> str:
     lines = [line for line in source.splitlines() if not line.lstrip().startswith(("!", "%"))]
     shell = [line.strip() for line in source.splitlines() if line.lstrip().startswith(("!", "%"))]
     try:
-        tokens = [tok.string if tok.type != tokenize.STRING else "''"
-                  for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
-                  if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                                      tokenize.DEDENT, tokenize.ENDMARKER)]
+        tokens = [
+            tok.string if tok.type != tokenize.STRING else "''"
+            for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
+            if tok.type
+            not in (
+                tokenize.COMMENT,
+                tokenize.NL,
+                tokenize.NEWLINE,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+                tokenize.ENDMARKER,
+            )
+        ]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         tokens = lines
     return " ".join(tokens + shell)
@@ -86,8 +95,10 @@ def _outputs(cell: dict, where: str) -> tuple[Output, ...]:
         elif kind == "execute_result" and isinstance(out.get("data"), dict) and "text/plain" in out["data"]:
             kept.append(Output("result", _text(out["data"]["text/plain"], f"{field}.data")))
         else:
-            raise NotebookError(f"{field}.output_type: {kind!r} is not kept (only stdout, stderr and plain-text "
-                                f"results are; an error output means the run failed)")
+            raise NotebookError(
+                f"{field}.output_type: {kind!r} is not kept (only stdout, stderr and plain-text "
+                f"results are; an error output means the run failed)"
+            )
     return tuple(kept)
 
 
@@ -124,15 +135,22 @@ def read_frozen(path: Path) -> FrozenRun:
 
 def _as_nbformat(out: Output) -> dict:
     if out.kind == "result":
-        return {"output_type": "execute_result", "execution_count": None, "metadata": {},
-                "data": {"text/plain": out.text}}
+        return {
+            "output_type": "execute_result",
+            "execution_count": None,
+            "metadata": {},
+            "data": {"text/plain": out.text},
+        }
     return {"output_type": "stream", "name": out.kind, "text": out.text}
 
 
 def matches(source: dict, run: FrozenRun) -> bool:
     """Whether a language's notebook has the run's code cells (prose, comments and strings aside)."""
-    code = [code_signature("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
-            for c in source["cells"] if c["cell_type"] == "code"]
+    code = [
+        code_signature("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+        for c in source["cells"]
+        if c["cell_type"] == "code"
+    ]
     return tuple(code) == run.code
 
 
@@ -145,7 +163,9 @@ def with_outputs(source: dict, run: FrozenRun, banner: str) -> dict:
         if cell["cell_type"] == "code":
             cell["outputs"] = [_as_nbformat(o) for o in next(outputs)]
     first_heading = 1 if nb["cells"] and nb["cells"][0]["cell_type"] == "markdown" else 0
-    nb["cells"].insert(first_heading, {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner})
+    nb["cells"].insert(
+        first_heading, {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner}
+    )
     return nb
 
 
@@ -192,20 +212,30 @@ def execute(snapshot_dir: Path, source: Path = SOURCE, timeout_s: int = 1800) ->
     except CellExecutionError as exc:
         first = str(exc).strip().splitlines()[-1] if str(exc).strip() else exc.__class__.__name__
         raise NotebookError(f"{source}: a cell failed: {first}") from None
-    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                      if o.get("output_type") == "stream")
+    printed = "".join(
+        o.get("text", "")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
     if device not in printed:
-        raise NotebookError(f"{source}: the run did not report the snapshot's device {device!r} (run it on the "
-                            f"machine that measured {snapshot_dir})")
+        raise NotebookError(
+            f"{source}: the run did not report the snapshot's device {device!r} (run it on the "
+            f"machine that measured {snapshot_dir})"
+        )
     make_portable(nb)
     when = stamp()
-    nb.metadata["attn_examples"] = {"device": device, "git_commit": when["git_commit"],
-                                    "executed_at": when["measured_at"]}
+    nb.metadata["attn_examples"] = {
+        "device": device,
+        "git_commit": when["git_commit"],
+        "executed_at": when["measured_at"],
+    }
     target = Path(snapshot_dir) / FROZEN
     tmp = target.with_name(f".{FROZEN}.{os.getpid()}.tmp")
     nbformat.write(nb, str(tmp))
     try:
-        read_frozen(tmp)   # what is kept must read back: an output the site refuses fails here, not there
+        read_frozen(tmp)  # what is kept must read back: an output the site refuses fails here, not there
     except NotebookError as exc:
         tmp.unlink()
         raise NotebookError(str(exc).replace(str(tmp), str(target))) from None
@@ -223,8 +253,11 @@ def banner(run: FrozenRun | None, fresh: bool, lang: str) -> str:
         return t(lang, "nb_no_run")
     import html
 
-    values = {"device": html.escape(run.device), "date": html.escape(run.executed_at[:10]),
-              "commit": html.escape((run.git_commit or "?")[:8])}
+    values = {
+        "device": html.escape(run.device),
+        "date": html.escape(run.executed_at[:10]),
+        "commit": html.escape((run.git_commit or "?")[:8]),
+    }
     return t(lang, "nb_frozen" if fresh else "nb_stale").format(**values)
 
 
@@ -238,8 +271,10 @@ def page_source(source: Path, snapshot_dir: Path | None, lang: str, cache_dir: P
     if fresh:
         nb = with_outputs(nb, run, banner(run, True, lang))
     else:
-        nb["cells"].insert(1 if nb["cells"] and nb["cells"][0]["cell_type"] == "markdown" else 0,
-                           {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner(run, False, lang)})
+        nb["cells"].insert(
+            1 if nb["cells"] and nb["cells"][0]["cell_type"] == "markdown" else 0,
+            {"cell_type": "markdown", "id": "attn-outputs-banner", "metadata": {}, "source": banner(run, False, lang)},
+        )
     text = json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
     target = Path(cache_dir) / lang / Path(source).name
     if target.is_file() and target.read_text(encoding="utf-8") == text:

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from attn_examples import views
-from attn_examples.arch import (DEFAULT_SMEM_PER_BLOCK, REG_ALLOC_UNIT, RESERVED_SMEM_PER_BLOCK, SMEM_GRANULARITY,
-                                arch)
+from attn_examples.arch import DEFAULT_SMEM_PER_BLOCK, REG_ALLOC_UNIT, RESERVED_SMEM_PER_BLOCK, SMEM_GRANULARITY, arch
 from attn_examples.snapshot import DeviceLimits, Snapshot
 
 
@@ -25,11 +24,12 @@ class Occupancy:
     blocks_per_sm: int
     warps_per_sm: int
     pct: float
-    limit: str           # registers | shared memory | threads | blocks | grid | shared memory (48 KiB default)
+    limit: str  # registers | shared memory | threads | blocks | grid | shared memory (48 KiB default)
 
 
-def _blocks(regs: int, threads: int, smem: int, limits: DeviceLimits, smem_ceiling: int,
-            max_blocks: int) -> tuple[int, str]:
+def _blocks(
+    regs: int, threads: int, smem: int, limits: DeviceLimits, smem_ceiling: int, max_blocks: int
+) -> tuple[int, str]:
     warps = math.ceil(threads / limits.warp_size)
     by = {"blocks": max_blocks, "threads": limits.max_threads_per_sm // threads}
     regs_per_warp = math.ceil(regs * limits.warp_size / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
@@ -53,16 +53,28 @@ def _result(blocks: int, limit: str, threads: int, limits: DeviceLimits) -> Occu
 def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_capability: str) -> Occupancy:
     """Resident blocks per SM as the hardware allows them, with the opt-in shared-memory ceiling."""
     threads = math.prod(row["block"])
-    blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
-                            limits.smem_per_block_optin_bytes, arch(compute_capability).max_blocks_per_sm)
+    blocks, limit = _blocks(
+        row["registers_per_thread"],
+        threads,
+        row["shared_memory_bytes"] or 0,
+        limits,
+        limits.smem_per_block_optin_bytes,
+        arch(compute_capability).max_blocks_per_sm,
+    )
     return _result(blocks, limit, threads, limits)
 
 
 def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_capability: str) -> Occupancy:
     """What Kineto's calculator computes: the default 48 KiB ceiling, capped by grid blocks per SM."""
     threads = math.prod(row["block"])
-    blocks, limit = _blocks(row["registers_per_thread"], threads, row["shared_memory_bytes"] or 0, limits,
-                            DEFAULT_SMEM_PER_BLOCK, arch(compute_capability).max_blocks_per_sm)
+    blocks, limit = _blocks(
+        row["registers_per_thread"],
+        threads,
+        row["shared_memory_bytes"] or 0,
+        limits,
+        DEFAULT_SMEM_PER_BLOCK,
+        arch(compute_capability).max_blocks_per_sm,
+    )
     grid_per_sm = math.prod(row["grid"]) / sm_count
     if blocks and grid_per_sm < blocks:
         warps = grid_per_sm * math.ceil(threads / limits.warp_size)
@@ -81,10 +93,20 @@ def _launch_rows(snap: Snapshot) -> list[tuple[str, dict[str, Any]]]:
     if snap.sweep is not None:
         for p in snap.sweep.points:
             if p.available and p.main_threads and p.main_grid_blocks and p.main_registers is not None:
-                out.append((f"{p.variant} @ seq {p.seq_len}, d {p.head_dim}", {
-                    "name": p.main_kernel, "launch_api": p.main_launch_api, "block": [p.main_threads, 1, 1],
-                    "grid": [p.main_grid_blocks, 1, 1], "registers_per_thread": p.main_registers,
-                    "shared_memory_bytes": p.main_smem_bytes, "est_occupancy_pct": p.main_occupancy_pct}))
+                out.append(
+                    (
+                        f"{p.variant} @ seq {p.seq_len}, d {p.head_dim}",
+                        {
+                            "name": p.main_kernel,
+                            "launch_api": p.main_launch_api,
+                            "block": [p.main_threads, 1, 1],
+                            "grid": [p.main_grid_blocks, 1, 1],
+                            "registers_per_thread": p.main_registers,
+                            "shared_memory_bytes": p.main_smem_bytes,
+                            "est_occupancy_pct": p.main_occupancy_pct,
+                        },
+                    )
+                )
     return out
 
 
@@ -100,38 +122,56 @@ def evidence_rows(snap: Snapshot) -> list[dict[str, Any]]:
             continue
         ours = theoretical(row, limits, cc)
         emulated = kineto_estimate(row, limits, snap.provenance.sm_count, cc)
-        rows.append({
-            "variant": variant_id, "name": row["name"], "launch_api": row["launch_api"],
-            "driver_api": bool(row["launch_api"]) and not row["launch_api"].startswith("cuda"),
-            "shared_memory_bytes": row["shared_memory_bytes"] or 0,
-            "above_48k": (row["shared_memory_bytes"] or 0) > DEFAULT_SMEM_PER_BLOCK,
-            "registers_per_thread": row["registers_per_thread"], "threads": math.prod(row["block"]),
-            "grid_blocks": math.prod(row["grid"]), "kineto_pct": row["est_occupancy_pct"],
-            "theoretical_pct": ours.pct, "theoretical_limit": ours.limit,
-            "emulated_kineto_pct": emulated.pct,
-            })
+        rows.append(
+            {
+                "variant": variant_id,
+                "name": row["name"],
+                "launch_api": row["launch_api"],
+                "driver_api": bool(row["launch_api"]) and not row["launch_api"].startswith("cuda"),
+                "shared_memory_bytes": row["shared_memory_bytes"] or 0,
+                "above_48k": (row["shared_memory_bytes"] or 0) > DEFAULT_SMEM_PER_BLOCK,
+                "registers_per_thread": row["registers_per_thread"],
+                "threads": math.prod(row["block"]),
+                "grid_blocks": math.prod(row["grid"]),
+                "kineto_pct": row["est_occupancy_pct"],
+                "theoretical_pct": ours.pct,
+                "theoretical_limit": ours.limit,
+                "emulated_kineto_pct": emulated.pct,
+            }
+        )
     return rows
 
 
 def verdict(rows: list[dict[str, Any]], tolerance_pct: float = 1.0) -> dict[str, Any]:
     """How well each explanation predicts which kernels Kineto reads as 0%."""
     zero = [r for r in rows if r["kineto_pct"] is not None and r["kineto_pct"] < 0.5]
-    matches = sum(1 for r in rows if r["kineto_pct"] is not None
-                  and abs(r["emulated_kineto_pct"] - r["kineto_pct"]) <= tolerance_pct)
+    matches = sum(
+        1
+        for r in rows
+        if r["kineto_pct"] is not None and abs(r["emulated_kineto_pct"] - r["kineto_pct"]) <= tolerance_pct
+    )
     return {
         "emulation_misses": len(rows) - matches,
-        "runtime_api_above_48k_read_zero": sum(1 for r in rows if not r["driver_api"] and r["above_48k"]
-                                               and r["kineto_pct"] is not None and r["kineto_pct"] < 0.5),
-        "driver_api_below_48k_read_nonzero": sum(1 for r in rows if r["driver_api"] and not r["above_48k"]
-                                                 and r["kineto_pct"] is not None and r["kineto_pct"] >= 0.5),
+        "runtime_api_above_48k_read_zero": sum(
+            1
+            for r in rows
+            if not r["driver_api"] and r["above_48k"] and r["kineto_pct"] is not None and r["kineto_pct"] < 0.5
+        ),
+        "driver_api_below_48k_read_nonzero": sum(
+            1
+            for r in rows
+            if r["driver_api"] and not r["above_48k"] and r["kineto_pct"] is not None and r["kineto_pct"] >= 0.5
+        ),
         "kernels": len(rows),
         "zero_readings": len(zero),
         "emulation_matches": matches,
         # each explanation, as a rule: which kernels it predicts at 0%, and how many it gets wrong
-        "launch_api_rule_errors": sum(1 for r in rows if r["kineto_pct"] is not None
-                                      and (r["driver_api"] != (r["kineto_pct"] < 0.5))),
-        "smem_rule_errors": sum(1 for r in rows if r["kineto_pct"] is not None
-                                and (r["above_48k"] != (r["kineto_pct"] < 0.5))),
+        "launch_api_rule_errors": sum(
+            1 for r in rows if r["kineto_pct"] is not None and (r["driver_api"] != (r["kineto_pct"] < 0.5))
+        ),
+        "smem_rule_errors": sum(
+            1 for r in rows if r["kineto_pct"] is not None and (r["above_48k"] != (r["kineto_pct"] < 0.5))
+        ),
         "driver_api_below_48k": sum(1 for r in rows if r["driver_api"] and not r["above_48k"]),
         "runtime_api_above_48k": sum(1 for r in rows if not r["driver_api"] and r["above_48k"]),
     }
@@ -156,8 +196,23 @@ def against_ncu(snap: Snapshot) -> list[dict[str, Any]]:
         for r in hardware.kernel_rows(snap, variant_id):
             if r["registers"] is None or not r["block"]:
                 continue
-            ours = theoretical({"block": _triple(r["block"]), "registers_per_thread": r["registers"],
-                                "shared_memory_bytes": r["shared_memory_bytes"]}, limits, cc)
-            rows.append({"variant": variant_id, "name": r["name"], "ours_pct": ours.pct, "ours_limit": ours.limit,
-                         "ncu_pct": r["theoretical_occupancy_pct"], "ncu_limit": r["limiter"]})
+            ours = theoretical(
+                {
+                    "block": _triple(r["block"]),
+                    "registers_per_thread": r["registers"],
+                    "shared_memory_bytes": r["shared_memory_bytes"],
+                },
+                limits,
+                cc,
+            )
+            rows.append(
+                {
+                    "variant": variant_id,
+                    "name": r["name"],
+                    "ours_pct": ours.pct,
+                    "ours_limit": ours.limit,
+                    "ncu_pct": r["theoretical_occupancy_pct"],
+                    "ncu_limit": r["limiter"],
+                }
+            )
     return rows

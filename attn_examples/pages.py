@@ -24,8 +24,8 @@ SNAPSHOTS = REPO / "snapshots"
 
 @dataclass(frozen=True)
 class Problem:
-    page: str          # en/naive.md
-    snapshot: str      # folder name, or "" for problems of the source itself
+    page: str  # en/naive.md
+    snapshot: str  # folder name, or "" for problems of the source itself
     message: str
 
     def __str__(self) -> str:
@@ -49,8 +49,8 @@ def _run_blocks(markdown: str, lang: str) -> list[str]:
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
-                exec(compile(code, f"<{lang} block>", "exec"), {"__name__": "__page__"})   # noqa: S102
-        except Exception as exc:  # noqa: BLE001 - every failure is a finding for the author
+                exec(compile(code, f"<{lang} block>", "exec"), {"__name__": "__page__"})
+        except Exception as exc:
             errors.append(f"block {code.strip().splitlines()[-1]!r}: {type(exc).__name__}: {exc}")
     return errors
 
@@ -65,18 +65,22 @@ def render_page(source: str, measurement, lang: str, where: str) -> str:
     return prose.render(source, measurement, value, where=where)
 
 
-def check(pages: list[str] | None = None, snapshots: list[Path] | None = None, docs: Path = DOCS,
-          run_blocks: bool = True) -> list[Problem]:
+def check(
+    pages: list[str] | None = None, snapshots: list[Path] | None = None, docs: Path = DOCS, run_blocks: bool = True
+) -> list[Problem]:
     from attn_examples import site
     from attn_examples.snapshot import load_snapshot
 
     problems: list[Problem] = []
     names = pages or page_names(docs)
-    measurements = [(folder.name, site.BuildMeasurement(load_snapshot(folder), False, 0.0))
-                    for folder in (snapshots or committed_snapshots())]
+    measurements = [
+        (folder.name, site.BuildMeasurement(load_snapshot(folder), False, 0.0))
+        for folder in (snapshots or committed_snapshots())
+    ]
     for name in names:
-        sources = {lang: (docs / lang / name).read_text(encoding="utf-8") for lang in LANGS
-                   if (docs / lang / name).exists()}
+        sources = {
+            lang: (docs / lang / name).read_text(encoding="utf-8") for lang in LANGS if (docs / lang / name).exists()
+        }
         for lang in LANGS:
             if lang not in sources:
                 problems.append(Problem(f"{lang}/{name}", "", "missing in this language"))
@@ -88,9 +92,15 @@ def check(pages: list[str] | None = None, snapshots: list[Path] | None = None, d
         if len({tuple(s) for s in skeletons.values()}) > 1:
             en, zh = skeletons.get("en", []), skeletons.get("zh-TW", [])
             first = next((i for i, (a, b) in enumerate(zip(en, zh)) if a != b), min(len(en), len(zh)))
-            problems.append(Problem(name, "", f"the languages differ at skeleton line {first + 1}: "
-                                    f"en {en[first] if first < len(en) else '(end)'!r} / "
-                                    f"zh-TW {zh[first] if first < len(zh) else '(end)'!r}"))
+            problems.append(
+                Problem(
+                    name,
+                    "",
+                    f"the languages differ at skeleton line {first + 1}: "
+                    f"en {en[first] if first < len(en) else '(end)'!r} / "
+                    f"zh-TW {zh[first] if first < len(zh) else '(end)'!r}",
+                )
+            )
         for lang, text in sources.items():
             for finding in lint.lint_text(text, f"{lang}/{name}", name):
                 problems.append(Problem(f"{lang}/{name}", "", f"line {finding.line}: {finding.rule}: {finding.text!r}"))

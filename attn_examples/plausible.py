@@ -24,8 +24,11 @@ from attn_examples.uncertainty import Interval
 
 TIMED = ("device_us", "host_us", "host_first_us")
 # one variant's timings over each other, block by block (the same rounds: paired on CUDA)
-WITHIN = {"host_per_device": ("host_us", "device_us"), "host_first_per_device": ("host_first_us", "device_us"),
-          "host_first_per_repeat": ("host_first_us", "host_us")}
+WITHIN = {
+    "host_per_device": ("host_us", "device_us"),
+    "host_first_per_device": ("host_first_us", "device_us"),
+    "host_first_per_repeat": ("host_first_us", "host_us"),
+}
 
 Plausible = Interval | frozenset | None
 
@@ -50,8 +53,9 @@ def _shown(snap: Snapshot, a: str, fa: str, b: str, fb: str) -> float:
 
 
 def ratio(snap: Snapshot, a: str, b: str, field: str) -> Interval | None:
-    return uncertainty.of_ratio(_blocks(snap, a, field), _blocks(snap, b, field), _paired(snap),
-                                _shown(snap, a, field, b, field))
+    return uncertainty.of_ratio(
+        _blocks(snap, a, field), _blocks(snap, b, field), _paired(snap), _shown(snap, a, field, b, field)
+    )
 
 
 def _contenders(snap: Snapshot, field: str, pick: str) -> frozenset:
@@ -84,7 +88,7 @@ def _sweep(snap: Snapshot, parts: list[str]) -> Plausible:
         a, b = _sweep_point(snap, *parts[1:4]), _sweep_point(snap, parts[1], *parts[4:6])
         if a is None or b is None:
             return None
-        flops = (a.tflops * a.device_us) / (b.tflops * b.device_us)   # the shapes' work, in the same units
+        flops = (a.tflops * a.device_us) / (b.tflops * b.device_us)  # the shapes' work, in the same units
         # a's TFLOP/s over b's = (work_a / t_a) / (work_b / t_b) = work ratio x t_b / t_a
         interval = uncertainty.of_ratio(b.device_us_blocks, a.device_us_blocks, False)
         return None if interval is None else interval.map(lambda r: flops * r)
@@ -95,7 +99,7 @@ def _sweep(snap: Snapshot, parts: list[str]) -> Plausible:
         interval = uncertainty.of_median(point.device_us_blocks)
         work = point.tflops * point.device_us / snap.sweep.matmul_peak_tflops
         return None if interval is None else interval.map(lambda t: work / t)
-    if len(parts) == 2:   # the best point's share: the interval of the largest share
+    if len(parts) == 2:  # the best point's share: the interval of the largest share
         shares = []
         for point in snap.sweep.points if snap.sweep else ():
             if point.variant == parts[0] and point.available and point.device_us_blocks:
@@ -148,7 +152,9 @@ def _route(key: str) -> str | None:
         return "auto"
     if parts[0] == "sweep" and parts[-1] in ("tflops_fraction", "best_tflops_fraction"):
         return "sweep"
-    if parts[0] == "training" and (parts[1:] in (["fastest"], ["fastest_as_forward"]) or parts[-1] == "step_per_forward"):
+    if parts[0] == "training" and (
+        parts[1:] in (["fastest"], ["fastest_as_forward"]) or parts[-1] == "step_per_forward"
+    ):
         return "training"
     if len(parts) == 2 and parts[1] in TIMED:
         return "time"
@@ -177,8 +183,12 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
     if route == "within" and parts[0] in snap.variants:
         top, bottom = WITHIN[parts[1]]
-        return uncertainty.of_ratio(_blocks(snap, parts[0], top), _blocks(snap, parts[0], bottom), _paired(snap),
-                                    _shown(snap, parts[0], top, parts[0], bottom))
+        return uncertainty.of_ratio(
+            _blocks(snap, parts[0], top),
+            _blocks(snap, parts[0], bottom),
+            _paired(snap),
+            _shown(snap, parts[0], top, parts[0], bottom),
+        )
     return None
 
 

@@ -25,8 +25,9 @@ two languages of a page (`structure`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 TAG = re.compile(r"\{%\s*(if|elif|else|endif)\b(.*?)%\}")
 PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
@@ -40,7 +41,7 @@ class ProseError(ValueError):
 class Facts(Protocol):
     """What conditions are evaluated against: one measurement and its verdicts."""
 
-    def claim_status(self, claim_id: str) -> str: ...        # pass | fail | unsure | n/a; unknown id raises KeyError
+    def claim_status(self, claim_id: str) -> str: ...  # pass | fail | unsure | n/a; unknown id raises KeyError
     def has(self, what: str) -> bool: ...
     def device_kind(self) -> str: ...
     def dtype(self) -> str: ...
@@ -48,7 +49,7 @@ class Facts(Protocol):
 
 @dataclass
 class _Branch:
-    condition: str | None            # None: the else branch
+    condition: str | None  # None: the else branch
     line: int
     body: list = field(default_factory=list)
 
@@ -111,7 +112,7 @@ def parse(text: str, where: str = "page") -> list:
                 raise ProseError(f"{where}:{line}: {{% else %}} takes no condition (use elif)")
             node.branches.append(_Branch(None, line))
             stack[-1] = (node.branches[-1].body, node)
-        else:   # endif
+        else:  # endif
             stack.pop()
     if len(stack) > 1:
         raise ProseError(f"{where}:{stack[-1][1].line}: {{% if %}} is never closed with {{% endif %}}")
@@ -121,16 +122,22 @@ def parse(text: str, where: str = "page") -> list:
 def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
     words = term.split()
     if len(words) != 2 or words[0] not in PREDICATES:
-        raise ProseError(f"{where}:{line}: cannot read condition {term!r}; expected one of "
-                         f"{', '.join(p + ' <arg>' for p in PREDICATES)}, joined by and/or/not")
+        raise ProseError(
+            f"{where}:{line}: cannot read condition {term!r}; expected one of "
+            f"{', '.join(p + ' <arg>' for p in PREDICATES)}, joined by and/or/not"
+        )
     verb, arg = words
     if verb in ("holds", "fails", "unsure", "applies"):
         try:
             status = facts.claim_status(arg)
         except KeyError:
             raise ProseError(f"{where}:{line}: no claim {arg!r} in attn_examples/claims.d") from None
-        return {"holds": status == "pass", "fails": status == "fail", "unsure": status == "unsure",
-                "applies": status != "n/a"}[verb]
+        return {
+            "holds": status == "pass",
+            "fails": status == "fail",
+            "unsure": status == "unsure",
+            "applies": status != "n/a",
+        }[verb]
     if verb == "has":
         return facts.has(arg)
     if verb == "device":
@@ -146,6 +153,7 @@ def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
 
 def evaluate(condition: str, facts: Facts, where: str = "page", line: int = 0) -> bool:
     """`a and not b or c`: `not` binds tightest, then `and`, then `or` (no parentheses)."""
+
     def term(text: str) -> bool:
         words = text.split()
         negated = False
@@ -171,7 +179,7 @@ def _render_tree(nodes: list, facts: Facts, where: str) -> str:
 
 def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "page") -> str:
     """Keep the branches that hold, then fill in the values the kept text asks for."""
-    for condition, line in conditions(text, where):   # an unknown claim fails even in a branch not taken
+    for condition, line in conditions(text, where):  # an unknown claim fails even in a branch not taken
         evaluate(condition, facts, where, line)
     # Blank lines of the source are marked, so that a line emptied by a dropped inline branch can be
     # told from one the author left blank: the first disappears, the second stays.
@@ -187,9 +195,9 @@ WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 _W = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
 _INLINE = r"(?:strong|em|b|i|a|span|q|sup)"
 _WIDE_GAPS = [
-    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*(?=[{_W}])"),                              # 字 字, a wrapped line
-    re.compile(rf"(?<=[{_W}])((?:</{_INLINE}>)+)[ \t]*\n?[ \t]*(?=[{_W}])"),            # 。</strong> 不
-    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*((?:<{_INLINE}\b[^>]*>)+)(?=[{_W}])"),     # 只 <em>寫
+    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*(?=[{_W}])"),  # 字 字, a wrapped line
+    re.compile(rf"(?<=[{_W}])((?:</{_INLINE}>)+)[ \t]*\n?[ \t]*(?=[{_W}])"),  # 。</strong> 不
+    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*((?:<{_INLINE}\b[^>]*>)+)(?=[{_W}])"),  # 只 <em>寫
 ]
 _KEEP = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", re.S)
 
@@ -207,7 +215,7 @@ def join_wide_lines(html: str) -> str:
     left alone."""
     out, last = [], 0
     for match in _KEEP.finditer(html):
-        out.append(_close_gaps(html[last:match.start()]))
+        out.append(_close_gaps(html[last : match.start()]))
         out.append(match.group(0))
         last = match.end()
     out.append(_close_gaps(html[last:]))
@@ -218,14 +226,16 @@ def _fill(text: str, value: Callable[[str], str]) -> str:
     """Put the values in. A space written beside a placeholder is dropped where the value turns out to
     meet a Chinese character on that side ("而 {{ lowest.rel_error }} 至少" with the value 手寫版), and
     kept where it meets a Latin word or a number, as Taiwan typesetting does."""
+
     def one(m: re.Match) -> str:
         filled = value(m.group(2))
         shown = re.sub(r"<[^>]+>", "", filled)
-        before = text[m.start() - 1:m.start()] if m.start() else ""
-        after = text[m.end():m.end() + 1]
+        before = text[m.start() - 1 : m.start()] if m.start() else ""
+        after = text[m.end() : m.end() + 1]
         left = "" if m.group(1) and WIDE.match(before) and WIDE.match(shown[:1]) else m.group(1)
         right = "" if m.group(3) and WIDE.match(after) and WIDE.match(shown[-1:]) else m.group(3)
         return left + filled + right
+
     return _SPACED.sub(one, text)
 
 
@@ -259,8 +269,11 @@ def structure(text: str, where: str = "page") -> list[str]:
             contents(texts, depth)
             texts = []
             for i, branch in enumerate(node.branches):
-                out.append("  " * depth + ("if " if i == 0 else "elif " if branch.condition else "else")
-                           + (branch.condition or ""))
+                out.append(
+                    "  " * depth
+                    + ("if " if i == 0 else "elif " if branch.condition else "else")
+                    + (branch.condition or "")
+                )
                 walk(branch.body, depth + 1)
             out.append("  " * depth + "endif")
         contents(texts, depth)

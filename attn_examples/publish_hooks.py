@@ -26,11 +26,11 @@ log = logging.getLogger("mkdocs.plugins.attn_examples.publish")
 class _State:
     command: str | None = None
     dirty: bool = False
-    target: Path | None = None      # where the site belongs
-    staging: Path | None = None     # where this build writes it
-    failed: bool = False            # a build error, the strict check's among them (on_build_error)
-    depth: int = 0                  # builds under way: i18n runs each language's inside the first's
-    completed: bool = False         # the outermost build reached its end
+    target: Path | None = None  # where the site belongs
+    staging: Path | None = None  # where this build writes it
+    failed: bool = False  # a build error, the strict check's among them (on_build_error)
+    depth: int = 0  # builds under way: i18n runs each language's inside the first's
+    completed: bool = False  # the outermost build reached its end
 
 
 def _staging_for(target: Path) -> Path:
@@ -52,11 +52,11 @@ def on_startup(command: str, dirty: bool) -> None:
     _State.depth = 0
 
 
-@mkdocs.plugins.event_priority(1000)   # before every plugin that reads site_dir (i18n's runs at -100)
+@mkdocs.plugins.event_priority(1000)  # before every plugin that reads site_dir (i18n's runs at -100)
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if _State.command != "build" or _State.dirty:
         return config
-    if _State.target is None:          # the first of i18n's passes; the others reuse the config
+    if _State.target is None:  # the first of i18n's passes; the others reuse the config
         _State.target = Path(config.site_dir).resolve()
         _State.staging = _staging_for(_State.target)
         _remove_stale(_State.target)
@@ -69,7 +69,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _State.depth += 1
 
 
-@mkdocs.plugins.event_priority(-1000)   # after i18n's on_post_build (-100), which runs the other languages
+@mkdocs.plugins.event_priority(-1000)  # after i18n's on_post_build (-100), which runs the other languages
 def on_post_build(config: MkDocsConfig) -> None:
     _State.depth -= 1
     _State.completed = _State.depth == 0

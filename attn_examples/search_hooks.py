@@ -56,7 +56,7 @@ def _index_trimmed() -> None:
         trimmed = indexed_html(page.content)
         return original(self, page if trimmed == page.content else _Indexed(page, trimmed))
 
-    add_entry_from_context.attn_trimmed = True   # type: ignore[attr-defined]
+    add_entry_from_context.attn_trimmed = True  # type: ignore[attr-defined]
     SearchIndex.add_entry_from_context = add_entry_from_context
 
 
@@ -82,7 +82,7 @@ def on_post_page(output: str, page: Any, config: MkDocsConfig) -> str:
     return _CONFIG_BASE.sub(lambda m: m.group(1) + base + m.group(3), output, count=1)
 
 
-@mkdocs.plugins.event_priority(-200)   # after i18n's on_post_build (-100) merged every language's entries
+@mkdocs.plugins.event_priority(-200)  # after i18n's on_post_build (-100) merged every language's entries
 def on_post_build(config: MkDocsConfig) -> None:
     i18n = config.plugins.get("i18n")
     index_path = Path(config.site_dir) / "search" / "search_index.json"
@@ -93,10 +93,12 @@ def on_post_build(config: MkDocsConfig) -> None:
     for doc in index.get("docs", []):
         lang = _language(config, doc.get("location", ""))
         if lang is not None:
-            doc = {**doc, "location": doc["location"][len(lang) + 1:]}
+            doc = {**doc, "location": doc["location"][len(lang) + 1 :]}
         by_lang.setdefault(lang, []).append(doc)
     for lang in [None, *(lang for lang in i18n.build_languages if lang != i18n.default_language)]:
         target = index_path if lang is None else Path(config.site_dir) / lang / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps({**index, "docs": by_lang.get(lang, [])}, ensure_ascii=False,
-                                     separators=(",", ":")), encoding="utf-8")
+        target.write_text(
+            json.dumps({**index, "docs": by_lang.get(lang, [])}, ensure_ascii=False, separators=(",", ":")),
+            encoding="utf-8",
+        )

@@ -41,8 +41,9 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, ClassVar
 
 import jinja2
 import mkdocs.plugins
@@ -60,11 +61,11 @@ Signature = tuple[tuple[str, int, int], ...]
 
 class _State:
     serving: bool = False
-    files: str = ""                     # digest of this language pass's files: where links lead
-    code: Signature | None = None       # the package's modules, hook files excluded
-    hooks: Signature | None = None      # the hook files MkDocs loaded (read once per process)
-    inputs: str = ""                    # digest of every watched file: part of each block's cache key
-    counts: dict[str, int] = {}         # this rebuild's reuse, reported at its end
+    files: str = ""  # digest of this language pass's files: where links lead
+    code: Signature | None = None  # the package's modules, hook files excluded
+    hooks: Signature | None = None  # the hook files MkDocs loaded (read once per process)
+    inputs: str = ""  # digest of every watched file: part of each block's cache key
+    counts: ClassVar[dict[str, int]] = {}  # this rebuild's reuse, reported at its end
 
 
 def _files(root: Path) -> list[tuple[str, int, int]]:
@@ -76,7 +77,7 @@ def _files(root: Path) -> list[tuple[str, int, int]]:
             path = os.path.join(folder, name)
             try:
                 stat = os.stat(path)
-            except FileNotFoundError:   # removed while we looked: the watcher rebuilds again
+            except FileNotFoundError:  # removed while we looked: the watcher rebuilds again
                 continue
             found.append((path, stat.st_mtime_ns, stat.st_size))
     return found
@@ -118,7 +119,7 @@ def reimport_package() -> None:
 def on_startup(command: str, dirty: bool) -> None:
     _State.serving = command == "serve"
     if _State.serving:
-        sys.dont_write_bytecode = True   # a .pyc written under attn_examples/ would start another rebuild
+        sys.dont_write_bytecode = True  # a .pyc written under attn_examples/ would start another rebuild
         _patch_search()
         _patch_code_blocks()
         _patch_page_render()
@@ -137,21 +138,24 @@ def _first_pass(config: MkDocsConfig) -> bool:
     return i18n is None or not i18n.building
 
 
-@mkdocs.plugins.event_priority(1000)   # before measurement_hooks takes the measurement (100)
+@mkdocs.plugins.event_priority(1000)  # before measurement_hooks takes the measurement (100)
 def on_pre_build(config: MkDocsConfig) -> None:
     """Compare the inputs with the previous rebuild's; forget whatever a change makes stale."""
     if not _State.serving or not _first_pass(config):
         return
-    _State.counts = dict.fromkeys(("pages reused", "pages converted", "blocks reused", "blocks run",
-                                   "search reused", "search indexed"), 0)
+    _State.counts = dict.fromkeys(
+        ("pages reused", "pages converted", "blocks reused", "blocks run", "search reused", "search indexed"), 0
+    )
     code, hooks, digest = signatures()
-    if _State.code is None:   # the first build: what this process loaded
+    if _State.code is None:  # the first build: what this process loaded
         _State.code, _State.hooks, _State.inputs = code, hooks, digest
         return
-    if hooks != _State.hooks:   # kept as loaded: every rebuild fails (strict) until a restart
+    if hooks != _State.hooks:  # kept as loaded: every rebuild fails (strict) until a restart
         changed = sorted({p for p, *_ in set(hooks) ^ set(_State.hooks or ())})
-        log.warning("attn-examples: %s changed since `mkdocs serve` started; MkDocs reads hook files once: "
-                    "restart it", ", ".join(os.path.relpath(p, ROOT) for p in changed))
+        log.warning(
+            "attn-examples: %s changed since `mkdocs serve` started; MkDocs reads hook files once: restart it",
+            ", ".join(os.path.relpath(p, ROOT) for p in changed),
+        )
     if code != _State.code:
         log.info("attn-examples: the package changed; importing it afresh")
         reimport_package()
@@ -160,12 +164,12 @@ def on_pre_build(config: MkDocsConfig) -> None:
         _BLOCKS.clear()
         _PAGES.clear()
     for cache in (_SEARCH, _PAGES):
-        if len(cache) > 1000:   # old versions of edited pages
+        if len(cache) > 1000:  # old versions of edited pages
             cache.clear()
     _State.code, _State.inputs = code, digest
 
 
-@mkdocs.plugins.event_priority(-2000)   # after i18n ran the other languages (-100)
+@mkdocs.plugins.event_priority(-2000)  # after i18n ran the other languages (-100)
 def on_post_build(config: MkDocsConfig) -> None:
     """One line per rebuild: what was reused (tests/test_authoring.py reads it)."""
     if _State.serving and _first_pass(config):
@@ -177,6 +181,7 @@ def _count(what: str) -> None:
 
 
 # ---- theme templates, compiled once ---------------------------------------------------------------
+
 
 class _CompiledTemplates(jinja2.BytecodeCache):
     """Compiled templates kept in memory, by name and source checksum. MkDocs makes a new Jinja
@@ -245,7 +250,7 @@ def _patch_search() -> None:
             self.entries.extend(copy.deepcopy(_SEARCH[key]))
             _count("search reused")
 
-    add_entry_from_context.attn_cached = True   # type: ignore[attr-defined]
+    add_entry_from_context.attn_cached = True  # type: ignore[attr-defined]
     SearchIndex.add_entry_from_context = add_entry_from_context
 
 
@@ -258,8 +263,14 @@ def block_key(code: str) -> str:
     """A block's source, the inputs' digest and the measurement it renders."""
     site = importlib.import_module(f"{PACKAGE}.site")
     m = site.current()
-    parts = [code, _State.inputs, str(m.snapshot.root), m.stamp, m.live,
-             sorted((k, v) for k, v in os.environ.items() if k.startswith("ATTN_EXAMPLES_"))]
+    parts = [
+        code,
+        _State.inputs,
+        str(m.snapshot.root),
+        m.stamp,
+        m.live,
+        sorted((k, v) for k, v in os.environ.items() if k.startswith("ATTN_EXAMPLES_")),
+    ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
@@ -276,8 +287,9 @@ def _patch_code_blocks() -> None:
     if getattr(original, "attn_cached", False):
         return
 
-    def _run_python(code: str, returncode: int | None = None, session: str | None = None,
-                    id: str | None = None, **extra: str) -> str:   # noqa: A002 - markdown-exec's signature
+    def _run_python(
+        code: str, returncode: int | None = None, session: str | None = None, id: str | None = None, **extra: str
+    ) -> str:
         if session or not _State.serving:
             return original(code, returncode=returncode, session=session, id=id, **extra)
         key = block_key(code + repr(sorted(extra.items())))
@@ -288,7 +300,7 @@ def _patch_code_blocks() -> None:
             _count("blocks reused")
         return _BLOCKS[key]
 
-    _run_python.attn_cached = True   # type: ignore[attr-defined]
+    _run_python.attn_cached = True  # type: ignore[attr-defined]
     runner._run_python = _run_python
 
 
@@ -297,7 +309,7 @@ def _patch_code_blocks() -> None:
 _PAGES: dict[str, dict[str, Any]] = {}
 
 
-@mkdocs.plugins.event_priority(-1000)   # after i18n (-100) and the other hooks settled the files
+@mkdocs.plugins.event_priority(-1000)  # after i18n (-100) and the other hooks settled the files
 def on_files(files: Any, config: MkDocsConfig) -> Any:
     """Where every file of this language pass lies: a link on a page resolves against it."""
     if _State.serving:
@@ -310,8 +322,15 @@ def render_key(page: Any, config: MkDocsConfig) -> str:
     """Everything a page's conversion reads: its Markdown (after the templates), its place, the site's
     files, the inputs outside docs/ (snippets, the package, snapshots) and the configuration file."""
     stat = os.stat(config.config_file_path) if config.config_file_path else None
-    parts = [page.markdown, page.file.src_uri, page.file.dest_uri, page.url, _State.files, _State.inputs,
-             (stat.st_mtime_ns, stat.st_size) if stat else None]
+    parts = [
+        page.markdown,
+        page.file.src_uri,
+        page.file.dest_uri,
+        page.url,
+        _State.files,
+        _State.inputs,
+        (stat.st_mtime_ns, stat.st_size) if stat else None,
+    ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
@@ -359,10 +378,14 @@ def _patch_page_render() -> None:
             for logger in loggers:
                 logger.removeHandler(logged)
         if not logged.seen:
-            _PAGES[key] = {"content": self.content, "toc": copy.deepcopy(self.toc), "title": self._title_from_render,
-                           "anchors": set(self.present_anchor_ids or ()),
-                           "has_links": self.links_to_anchors is not None,
-                           "links": {f.src_uri: dict(a) for f, a in (self.links_to_anchors or {}).items()}}
+            _PAGES[key] = {
+                "content": self.content,
+                "toc": copy.deepcopy(self.toc),
+                "title": self._title_from_render,
+                "anchors": set(self.present_anchor_ids or ()),
+                "has_links": self.links_to_anchors is not None,
+                "links": {f.src_uri: dict(a) for f, a in (self.links_to_anchors or {}).items()},
+            }
 
-    render.attn_cached = True   # type: ignore[attr-defined]
+    render.attn_cached = True  # type: ignore[attr-defined]
     Page.render = render

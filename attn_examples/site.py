@@ -31,9 +31,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from attn_examples import claims, metrics, render
 from attn_examples.snapshot import Snapshot, load_snapshot
@@ -43,19 +43,19 @@ REPO = Path(__file__).resolve().parent.parent
 MODE_ENV = "ATTN_EXAMPLES_MEASURE"
 SNAPSHOT_ENV = "ATTN_EXAMPLES_SNAPSHOT"
 SCOPE_ENV = "ATTN_EXAMPLES_LIVE_SCOPE"
-STAGES_ENV = "ATTN_EXAMPLES_STAGES_FILE"   # where a live build writes its stage times (benchmarks/live_build.py)
-NCU_LOG_ENV = "ATTN_EXAMPLES_NCU_LOG"      # where a live build keeps ncu's output and report
+STAGES_ENV = "ATTN_EXAMPLES_STAGES_FILE"  # where a live build writes its stage times (benchmarks/live_build.py)
+NCU_LOG_ENV = "ATTN_EXAMPLES_NCU_LOG"  # where a live build keeps ncu's output and report
 DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
-LIVE_DIR = REPO / ".cache" / "live-snapshot"   # the latest live measurement of each device class
-CACHE_DIR = REPO / ".cache" / "measurements"   # live measurements by key (attn_examples.live_cache)
+LIVE_DIR = REPO / ".cache" / "live-snapshot"  # the latest live measurement of each device class
+CACHE_DIR = REPO / ".cache" / "measurements"  # live measurements by key (attn_examples.live_cache)
 
 
 @dataclass(frozen=True, eq=False)
 class BuildMeasurement:
     snapshot: Snapshot
     live: bool
-    stamp: float   # mtime of the snapshot file when loaded (serve reloads a changed snapshot)
-    reused: bool = False   # live, but taken by an earlier build on this machine (same key)
+    stamp: float  # mtime of the snapshot file when loaded (serve reloads a changed snapshot)
+    reused: bool = False  # live, but taken by an earlier build on this machine (same key)
 
     @functools.cached_property
     def verdicts(self) -> dict[str, claims.Verdict]:
@@ -79,7 +79,7 @@ class BuildMeasurement:
     def _remembered(self, key: tuple, compute: Callable[[], object]) -> object:
         memo = self._memo
         if key not in memo:
-            memo[key] = compute()   # an exception is not remembered: it is raised again next time
+            memo[key] = compute()  # an exception is not remembered: it is raised again next time
         return memo[key]
 
     def has(self, what: str) -> bool:
@@ -113,7 +113,7 @@ class BuildMeasurement:
 
     def _value(self, key: str, lang: str) -> str:
         if key.startswith("claim."):
-            claim_id, _, part = key[len("claim."):].partition(".")
+            claim_id, _, part = key[len("claim.") :].partition(".")
             verdict = self.verdicts.get(claim_id)
             if verdict is None:
                 raise KeyError(f"no claim {claim_id!r} in attn_examples/claims.d")
@@ -122,8 +122,9 @@ class BuildMeasurement:
             if part == "undecided":
                 return render.claim_undecided(verdict, lang)
             if part:
-                raise KeyError("claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }} or "
-                               "{{ claim.<id>.undecided }}")
+                raise KeyError(
+                    "claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }} or {{ claim.<id>.undecided }}"
+                )
             return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
@@ -132,13 +133,18 @@ class BuildMeasurement:
     def _list(self, key: str, lang: str) -> str:
         """`list.<metric>[a,b,c]`: "x (a), y (b) and z (c)" over the variants measured here; the
         unavailable ones are left out (their pages say why), so a sentence can name what ran."""
-        head, _, args = key[len("list."):].partition("[")
+        head, _, args = key[len("list.") :].partition("[")
         ids = [v.strip() for v in args.rstrip("]").split(",") if v.strip()]
         if not head or not ids or any(v not in VARIANTS for v in ids):
             raise KeyError(f"malformed list key {key!r}: list.<metric>[variant,variant,...]")
         paren = "{value} ({name})" if lang == "en" else "{value}（{name}）"
-        items = [paren.format(value=render.value(self.snapshot, f"{v}.{head}", self.live, lang),
-                              name=render.short_title(lang, v)) for v in ids if self.has(v)]
+        items = [
+            paren.format(
+                value=render.value(self.snapshot, f"{v}.{head}", self.live, lang), name=render.short_title(lang, v)
+            )
+            for v in ids
+            if self.has(v)
+        ]
         if not items:
             raise metrics.UnknownMetric(f"none of {', '.join(ids)} was measured here")
         return render.join_words(items, lang)
@@ -165,7 +171,7 @@ class BuildMeasurement:
 
 
 _current: BuildMeasurement | None = None
-_pinned: BuildMeasurement | None = None   # set by pinned(): a caller renders pages from a measurement of its own
+_pinned: BuildMeasurement | None = None  # set by pinned(): a caller renders pages from a measurement of its own
 
 
 @contextlib.contextmanager
@@ -194,7 +200,7 @@ def build_mode() -> str:
     mode = os.environ.get(MODE_ENV, "auto").strip().lower()
     if mode not in ("auto", "live", "snapshot"):
         raise ValueError(f"{MODE_ENV}={mode!r}: expected auto, live or snapshot")
-    if mode == "auto":   # a snapshot someone names is the one they want to read, GPU or not
+    if mode == "auto":  # a snapshot someone names is the one they want to read, GPU or not
         return "snapshot" if os.environ.get(SNAPSHOT_ENV) or not gpu_present() else "live"
     return mode
 
@@ -223,9 +229,12 @@ def _counters_pass(scope: str):
     from attn_examples.variants import ARTICLE_VARIANTS
 
     log_dir = os.environ.get(NCU_LOG_ENV)
-    return counters.CountersPass(AttnConfig().to_dict(), [v.id for v in ARTICLE_VARIANTS],
-                                 log_dir=Path(log_dir) if log_dir else None,
-                                 progress=lambda v: print(f"attn-examples: ncu: {v}", file=sys.stderr))
+    return counters.CountersPass(
+        AttnConfig().to_dict(),
+        [v.id for v in ARTICLE_VARIANTS],
+        log_dir=Path(log_dir) if log_dir else None,
+        progress=lambda v: print(f"attn-examples: ncu: {v}", file=sys.stderr),
+    )
 
 
 def _measure_into(folder: Path, scope: str, early=None) -> None:
@@ -246,23 +255,29 @@ def _measure_into(folder: Path, scope: str, early=None) -> None:
     own = early is None
     early = early or _counters_pass(scope)
     try:
-        from attn_examples.measure import measure   # imports torch
+        from attn_examples.measure import measure  # imports torch
 
-        data, traces = measure(config, "cuda", progress=True, argv=["mkdocs", f"build (live, {scope})"],
-                               extended=scope != "core",
-                               variant_ids=None if scope == "full" else [v.id for v in ARTICLE_VARIANTS],
-                               before_profiling=(lambda: early.wait_ready()) if early else None)
+        data, traces = measure(
+            config,
+            "cuda",
+            progress=True,
+            argv=["mkdocs", f"build (live, {scope})"],
+            extended=scope != "core",
+            variant_ids=None if scope == "full" else [v.id for v in ARTICLE_VARIANTS],
+            before_profiling=(lambda: early.wait_ready()) if early else None,
+        )
         if early is not None:
             print("attn-examples: hardware counters (one ncu run over all the variants)", file=sys.stderr)
             with stage("counters"):
-                early.go([v for v, r in data["variants"].items()
-                          if r["available"] and v in {a.id for a in ARTICLE_VARIANTS}])
+                early.go(
+                    [v for v, r in data["variants"].items() if r["available"] and v in {a.id for a in ARTICLE_VARIANTS}]
+                )
                 data["counters"] = early.finish()
             if not data["counters"]["available"]:
                 print(f"attn-examples: no hardware counters: {data['counters']['reason']}", file=sys.stderr)
     finally:
         if own and early is not None:
-            early.abort()   # a failure mid-measurement leaves no ncu behind
+            early.abort()  # a failure mid-measurement leaves no ncu behind
     with stage("write"):
         write_snapshot(data, traces, folder)
 
@@ -280,20 +295,25 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
     early = _counters_pass(scope) if fresh else None
     try:
         with stages.stage("live"):
-            with stages.stage("key"):   # no torch import: a build that reuses never imports it
+            with stages.stage("key"):  # no torch import: a build that reuses never imports it
                 key = live_cache.current_key(json.dumps(AttnConfig().to_dict(), sort_keys=True), scope)
             with live_cache.locked(CACHE_DIR, key):
                 found = live_cache.lookup(CACHE_DIR, key)
                 reused = found.hit and not fresh
                 if reused:
                     live_cache.touch(found.folder)
-                    print(f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
-                          f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
-                          file=sys.stderr)
+                    print(
+                        f"attn-examples: reusing the live measurement in {found.folder} (same GPU, driver, CUDA, "
+                        f"cuDNN, torch, measuring code and configuration; {MODE_ENV}=live measures afresh)",
+                        file=sys.stderr,
+                    )
                 else:
                     why = "asked to measure afresh" if fresh else f"no reusable measurement: {found.why_not}"
-                    print(f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
-                          f"render from it; {why})", file=sys.stderr)
+                    print(
+                        f"attn-examples: measuring live for this build ({scope} scope; once, both languages "
+                        f"render from it; {why})",
+                        file=sys.stderr,
+                    )
                     live_cache.forget(found.folder)
                     with stages.stage("import torch"):
                         import torch  # noqa: F401 - timed on its own: every measurement pays it
@@ -303,12 +323,15 @@ def _measure_live(fresh: bool) -> tuple[Path, bool]:
                     _publish_latest(found.folder, LIVE_DIR / load_snapshot(found.folder).device_slug)
     finally:
         if early is not None:
-            early.abort()   # unused (a failure before measuring), or already finished
+            early.abort()  # unused (a failure before measuring), or already finished
     if os.environ.get(STAGES_ENV):
         Path(os.environ[STAGES_ENV]).write_text(json.dumps(stages.totals(), indent=1))
     if not reused:
-        print(f"attn-examples: live measurement took {stages.totals()['live']:.1f} s "
-              f"({stages.summary()}); snapshot: {found.folder}", file=sys.stderr)
+        print(
+            f"attn-examples: live measurement took {stages.totals()['live']:.1f} s "
+            f"({stages.summary()}); snapshot: {found.folder}",
+            file=sys.stderr,
+        )
     return found.folder, reused
 
 
@@ -357,8 +380,9 @@ def refresh() -> None:
         _current = BuildMeasurement(_current.snapshot, True, _current.stamp, _current.reused)
     else:
         if _current.live:
-            print("attn-examples: the measuring code changed since the live measurement; measuring again",
-                  file=sys.stderr)
+            print(
+                "attn-examples: the measuring code changed since the live measurement; measuring again", file=sys.stderr
+            )
         _current = None
 
 
@@ -393,7 +417,7 @@ def _committed_snapshot(folder: Path) -> Snapshot:
     stat = (folder / "snapshot.json").stat()
     key = (str(folder.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _COMMITTED:
-        for old in [k for k in _COMMITTED if k[0] == key[0]]:   # an earlier version of the file
+        for old in [k for k in _COMMITTED if k[0] == key[0]]:  # an earlier version of the file
             del _COMMITTED[old]
         _COMMITTED[key] = load_snapshot(folder)
     return _COMMITTED[key]
@@ -488,14 +512,15 @@ class Page:
     def counter_kernels(self) -> str:
         """Every kernel: Kineto's occupancy estimate beside the counters' readings."""
         snap = self._m().snapshot
-        return (self._with_provenance(render.counter_kernels_table(snap, self.lang))
-                + render.counters_command(snap, self.lang))
+        return self._with_provenance(render.counter_kernels_table(snap, self.lang)) + render.counters_command(
+            snap, self.lang
+        )
 
     def figure(self, name: str, variant_id: str | None = None) -> str:
         from attn_examples import figures, hardware
 
         snap = self._m().snapshot
-        if name == "timeline":   # interactive, drawn from the variant's trace (attn_examples.timeline)
+        if name == "timeline":  # interactive, drawn from the variant's trace (attn_examples.timeline)
             from attn_examples import timeline
 
             if variant_id is None:
@@ -504,12 +529,12 @@ class Page:
         if variant_id is not None:
             raise KeyError(f"figure {name!r}: a variant is not accepted")
         if name in figures.COUNTER_FIGURES and not hardware.available(snap):
-            return self._with_provenance(render.counters_table(snap, self.lang))   # says why there are none
+            return self._with_provenance(render.counters_table(snap, self.lang))  # says why there are none
         if name not in figures.COUNTER_FIGURES:
             return self._with_provenance(figures.figure_html(snap, name, self.lang))
-        return (self._with_provenance(figures.figure_html(snap, name, self.lang)
-                                      + render.counters_source(snap, self.lang))
-                + render.counters_command(snap, self.lang))
+        return self._with_provenance(
+            figures.figure_html(snap, name, self.lang) + render.counters_source(snap, self.lang)
+        ) + render.counters_command(snap, self.lang)
 
 
 en = Page("en")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import mkdocs.plugins
 from mkdocs.config.defaults import MkDocsConfig
@@ -53,7 +53,7 @@ _JUPYTER = "mkdocs-jupyter"
 class _BuildState:
     """Cache bookkeeping shared by the language passes of one ``mkdocs build``."""
 
-    used_cache_paths: set[Path] = set()
+    used_cache_paths: ClassVar[set[Path]] = set()
     passes_done: int = 0
 
 
@@ -104,9 +104,7 @@ def _alternates(nb: NotebookFile, i18n: Any, config: MkDocsConfig) -> dict[str, 
             src_uri = posixpath.join(src_lang, norm_src_uri)
             if os.path.isfile(os.path.join(config.docs_dir, src_uri)):
                 raw = File(src_uri, config.docs_dir, config.site_dir, config.use_directory_urls)
-                localized = create_i18n_file(
-                    raw, lang, i18n.default_language, i18n.all_languages, config
-                )
+                localized = create_i18n_file(raw, lang, i18n.default_language, i18n.all_languages, config)
                 alternates[lang] = _as_notebook(localized, config)
                 break
     return alternates
@@ -195,7 +193,7 @@ def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
 def _map_lines(items: list, here: str, level: int) -> list[str]:
     lines: list[str] = []
     for item in items:
-        if getattr(item, "children", None):   # a section: a heading, then its pages
+        if getattr(item, "children", None):  # a section: a heading, then its pages
             lines += ["", f"{'#' * level} {item.title}", ""] + _map_lines(item.children, here, level + 1)
         elif getattr(item, "file", None) is not None:
             lines.append(f"- [{item.title}]({posixpath.relpath(item.file.src_uri, here)})")

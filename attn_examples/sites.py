@@ -29,7 +29,7 @@ SUBDIR = "snapshots"
 
 @dataclass(frozen=True)
 class Build:
-    name: str            # "" for the top site
+    name: str  # "" for the top site
     out: Path
     returncode: int
     seconds: float
@@ -66,8 +66,11 @@ runpy.run_module("mkdocs", run_name="__main__")
 
 def _mkdocs(out: Path, env: dict[str, str], cache: Path, without_torch: bool) -> tuple[int, str]:
     env = dict(env, NO_MKDOCS_2_WARNING="1", MKDOCS_JUPYTER_CACHE_DIR=str(cache))
-    command = ([sys.executable, "-c", _WITHOUT_TORCH, str(out)] if without_torch
-               else [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)])
+    command = (
+        [sys.executable, "-c", _WITHOUT_TORCH, str(out)]
+        if without_torch
+        else [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)]
+    )
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
     return done.returncode, done.stdout + done.stderr
 
@@ -79,8 +82,14 @@ def build_one(name: str, out: Path, env: dict[str, str], cache_root: Path | None
     return Build(name, out, code, time.perf_counter() - started, log)
 
 
-def build_all(out: Path, only: list[str] | None = None, jobs: int = 2, top: bool = True,
-              progress=print, cache_root: Path | None = None) -> list[Build]:
+def build_all(
+    out: Path,
+    only: list[str] | None = None,
+    jobs: int = 2,
+    top: bool = True,
+    progress=print,
+    cache_root: Path | None = None,
+) -> list[Build]:
     """The top site from this environment's measurement, then one site per committed snapshot."""
     results = []
     base_env = {k: v for k, v in os.environ.items() if k != TOP_ENV}
@@ -95,8 +104,9 @@ def build_all(out: Path, only: list[str] | None = None, jobs: int = 2, top: bool
         shutil.rmtree(sub)
 
     def one(folder: Path) -> Build:
-        env = dict(base_env, ATTN_EXAMPLES_MEASURE="snapshot", ATTN_EXAMPLES_SNAPSHOT=str(folder),
-                   **{TOP_ENV: "../../"})
+        env = dict(
+            base_env, ATTN_EXAMPLES_MEASURE="snapshot", ATTN_EXAMPLES_SNAPSHOT=str(folder), **{TOP_ENV: "../../"}
+        )
         result = build_one(folder.name, sub / folder.name, env, cache_root)
         progress(f"site: {folder.name} {'ok' if result.ok else 'FAILED'} ({result.seconds:.1f} s)")
         return result

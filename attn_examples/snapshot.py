@@ -28,7 +28,7 @@ from typing import Any
 from attn_examples.config import AttnConfig
 from attn_examples.variants import VARIANTS
 
-SCHEMA_VERSION = 2   # 2: timing keeps its blocks (claims' intervals); every field is written, none defaults
+SCHEMA_VERSION = 2  # 2: timing keeps its blocks (claims' intervals); every field is written, none defaults
 SNAPSHOT_FILE = "snapshot.json"
 TRACE_DIR = "traces"
 
@@ -46,21 +46,21 @@ class Stats:
     min: float
     max: float
     n: int
-    blocks: list[float]   # in time order, what an interval is computed from (see timing.time_cuda)
+    blocks: list[float]  # in time order, what an interval is computed from (see timing.time_cuda)
 
 
 @dataclass
 class GpuActivity:
     name: str
-    kind: str                         # kernel | memcpy | memset
+    kind: str  # kernel | memcpy | memset
     dur_us: float
     grid: list[int] | None
     block: list[int] | None
     registers_per_thread: int | None
-    shared_memory_bytes: int | None   # static + dynamic, as Kineto reports it
-    est_occupancy_pct: float | None   # Kineto's calculator estimate, not a counter
-    launch_api: str | None            # cudaLaunchKernel, cuLaunchKernelEx, cudaMemcpyAsync, ...
-    bytes: int | None                 # memcpy / memset size
+    shared_memory_bytes: int | None  # static + dynamic, as Kineto reports it
+    est_occupancy_pct: float | None  # Kineto's calculator estimate, not a counter
+    launch_api: str | None  # cudaLaunchKernel, cuLaunchKernelEx, cudaMemcpyAsync, ...
+    bytes: int | None  # memcpy / memset size
     stream: int | None
 
 
@@ -95,7 +95,7 @@ class Profile:
     steps: list[Step]
     consistent: bool
     inconsistency: str | None
-    unattributed_gpu: int             # GPU work in the trace launched before the first active step
+    unattributed_gpu: int  # GPU work in the trace launched before the first active step
 
 
 @dataclass
@@ -105,8 +105,8 @@ class Timing:
     host_us: Stats | None
     peak_memory_bytes: int | None
     rel_error: float | None
-    host_first_us: Stats | None   # first call after entering the backend pin (CUDA only)
-    compile_s: float | None       # compiled variants: wall time of the first call (compiling)
+    host_first_us: Stats | None  # first call after entering the backend pin (CUDA only)
+    compile_s: float | None  # compiled variants: wall time of the first call (compiling)
 
 
 @dataclass
@@ -142,7 +142,7 @@ class DeviceLimits:
 
 @dataclass
 class Provenance:
-    device_kind: str                  # cuda | cpu
+    device_kind: str  # cuda | cpu
     device_name: str
     compute_capability: str | None
     sm_count: int | None
@@ -156,10 +156,10 @@ class Provenance:
     cpu: str
     git_commit: str | None
     git_dirty: bool | None
-    measured_at: str                  # UTC, ISO 8601
+    measured_at: str  # UTC, ISO 8601
     tool_version: str
     command: str
-    device_limits: DeviceLimits | None   # GPUs only
+    device_limits: DeviceLimits | None  # GPUs only
 
 
 @dataclass
@@ -181,7 +181,7 @@ class SweepPoint:
     main_occupancy_pct: float | None
     main_launch_api: str | None
     device_us: float | None
-    device_us_blocks: list[float] | None   # every timed call, in time order (the median's interval)
+    device_us_blocks: list[float] | None  # every timed call, in time order (the median's interval)
     peak_memory_bytes: int | None
     tflops: float | None
 
@@ -190,7 +190,7 @@ class SweepPoint:
 class Sweep:
     batch: int
     heads: int
-    matmul_peak_tflops: float         # bf16 8192^3 matmul, same GPU, same run
+    matmul_peak_tflops: float  # bf16 8192^3 matmul, same GPU, same run
     wall_s: float
     points: list[SweepPoint]
 
@@ -202,10 +202,10 @@ class TrainingPoint:
     variant: str
     available: bool
     reason: str | None
-    kernels: int | None               # GPU kernels per forward + backward
+    kernels: int | None  # GPU kernels per forward + backward
     gpu_activities: int | None
-    device_us: float | None           # median, forward + backward
-    device_us_blocks: list[float] | None   # every timed call, in time order (the median's interval)
+    device_us: float | None  # median, forward + backward
+    device_us_blocks: list[float] | None  # every timed call, in time order (the median's interval)
 
 
 @dataclass
@@ -214,7 +214,7 @@ class InplaceAutograd:
 
     raised: bool
     error: str | None
-    max_abs_grad_diff: float | None   # against the out-of-place version, when no error
+    max_abs_grad_diff: float | None  # against the out-of-place version, when no error
 
 
 @dataclass
@@ -240,12 +240,12 @@ class Counters:
 
     available: bool
     reason: str | None
-    tool: str | None                  # ncu's version line
-    command: str | None               # the exact ncu command, with <snapshot> and <variant> for the arguments
+    tool: str | None  # ncu's version line
+    command: str | None  # the exact ncu command, with <snapshot> and <variant> for the arguments
     variants: dict[str, list[CounterKernel]]
-    missing_metrics: list[str]        # asked for, not offered by this GPU
-    wall_s: float | None              # the whole pass, every variant
-    measured_at: str | None           # the pass may run after `measure`, at another commit
+    missing_metrics: list[str]  # asked for, not offered by this GPU
+    wall_s: float | None  # the whole pass, every variant
+    measured_at: str | None  # the pass may run after `measure`, at another commit
     git_commit: str | None
 
 
@@ -253,9 +253,9 @@ class Counters:
 class Ceilings:
     """What this GPU reaches on simple work, measured in the same run: the roofline's roofs."""
 
-    bf16_matmul_tflops: float         # 8192^3 bf16 matmul (Tensor Cores)
-    fp32_matmul_tflops: float         # 8192^3 fp32 matmul, TF32 off (FFMA on CUDA cores)
-    copy_gbps: float                  # device-to-device copy of copy_bytes, read + write counted
+    bf16_matmul_tflops: float  # 8192^3 bf16 matmul (Tensor Cores)
+    fp32_matmul_tflops: float  # 8192^3 fp32 matmul, TF32 off (FFMA on CUDA cores)
+    copy_gbps: float  # device-to-device copy of copy_bytes, read + write counted
     copy_bytes: int
 
 
@@ -267,10 +267,10 @@ class Snapshot:
     config: AttnConfig
     dispatch: Dispatch
     variants: dict[str, VariantResult]
-    sweep: Sweep | None                 # `measure --extended` only
-    training: Training | None           # `measure --extended` only
-    counters: Counters | None           # `attn-examples counters` only
-    ceilings: Ceilings | None           # `measure --extended` only
+    sweep: Sweep | None  # `measure --extended` only
+    training: Training | None  # `measure --extended` only
+    counters: Counters | None  # `attn-examples counters` only
+    ceilings: Ceilings | None  # `measure --extended` only
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:
@@ -294,8 +294,24 @@ class Snapshot:
 # for what they can be. Times and rates are positive; every other number (counts, sizes, ids,
 # percentages, spreads) is at least zero; nothing is NaN or infinite. Nsight Compute's readings keep
 # their own signs and are only required to be finite.
-_POSITIVE = {"dur_us", "median", "min", "max", "blocks", "device_us", "device_us_blocks", "host_span_us", "gpu_span_us", "compile_s",
-             "wall_s", "tflops", "matmul_peak_tflops", "bf16_matmul_tflops", "fp32_matmul_tflops", "copy_gbps"}
+_POSITIVE = {
+    "dur_us",
+    "median",
+    "min",
+    "max",
+    "blocks",
+    "device_us",
+    "device_us_blocks",
+    "host_span_us",
+    "gpu_span_us",
+    "compile_s",
+    "wall_s",
+    "tflops",
+    "matmul_peak_tflops",
+    "bf16_matmul_tflops",
+    "fp32_matmul_tflops",
+    "copy_gbps",
+}
 _SIGNED = ("counters.",)
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 _TRACE = re.compile(re.escape(TRACE_DIR) + r"/[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\.json\.gz")
@@ -314,21 +330,27 @@ def _check_number(value: float | int, where: str) -> None:
         raise SnapshotError(f"field '{where}': {value!r}; must not be negative")
 
 
-def _check_paths(snap: "Snapshot") -> None:
+def _check_paths(snap: Snapshot) -> None:
     """Names that become paths stay plain: a slug is one folder name, a trace lies under traces/."""
     if not _SLUG.fullmatch(snap.device_slug) or ".." in snap.device_slug:
-        raise SnapshotError(f"field 'device_slug': {snap.device_slug!r} is not a plain folder name "
-                            "(lowercase letters, digits, '.', '_' and '-')")
+        raise SnapshotError(
+            f"field 'device_slug': {snap.device_slug!r} is not a plain folder name "
+            "(lowercase letters, digits, '.', '_' and '-')"
+        )
     cc = snap.provenance.compute_capability
     if cc is not None and not _CC.fullmatch(cc):
         raise SnapshotError(f"field 'provenance.compute_capability': {cc!r} is not major.minor")
     for key, result in snap.variants.items():
-        if result.profile is not None and (not _TRACE.fullmatch(result.profile.trace_file)
-                                           or ".." in result.profile.trace_file):
-            raise SnapshotError(f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file!r} "
-                                f"must be a file directly under {TRACE_DIR}/ named *.json.gz")
+        if result.profile is not None and (
+            not _TRACE.fullmatch(result.profile.trace_file) or ".." in result.profile.trace_file
+        ):
+            raise SnapshotError(
+                f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file!r} "
+                f"must be a file directly under {TRACE_DIR}/ named *.json.gz"
+            )
 
-@functools.lru_cache(maxsize=None)
+
+@functools.cache
 def _schema(tp: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
     """A dataclass's resolved type hints and its JSON fields, once per class: resolving the hints
     (typing.get_type_hints) was two thirds of loading a snapshot, and the site loads every committed
@@ -397,16 +419,17 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
         raise SnapshotError("top level: expected an object")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise SnapshotError(f"field 'schema_version': this code reads version {SCHEMA_VERSION}, "
-                            f"the file has {version!r}; re-measure with `attn-examples measure`")
+        raise SnapshotError(
+            f"field 'schema_version': this code reads version {SCHEMA_VERSION}, "
+            f"the file has {version!r}; re-measure with `attn-examples measure`"
+        )
     snap = _build(Snapshot, data, "")
     _check_paths(snap)
     if not snap.variants:
         raise SnapshotError("field 'variants': empty; a measurement records every variant it tried")
     for key, result in snap.variants.items():
         if key not in VARIANTS:
-            raise SnapshotError(f"field 'variants.{key}': unknown variant {key!r}; "
-                                f"known: {', '.join(VARIANTS)}")
+            raise SnapshotError(f"field 'variants.{key}': unknown variant {key!r}; known: {', '.join(VARIANTS)}")
         if result.id != key:
             raise SnapshotError(f"field 'variants.{key}.id': is {result.id!r}, must equal its key")
         if result.available and (result.profile is None or result.timing is None):
@@ -415,10 +438,10 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
             raise SnapshotError(f"field 'variants.{key}.profile.steps': empty; a profile holds at least one step")
         if not result.available and not result.unavailable_reason:
             raise SnapshotError(f"field 'variants.{key}.unavailable_reason': missing for an unavailable variant")
-        if root is not None and result.profile is not None:
-            if not (root / result.profile.trace_file).is_file():
-                raise SnapshotError(f"field 'variants.{key}.profile.trace_file': "
-                                    f"{result.profile.trace_file} does not exist")
+        if root is not None and result.profile is not None and not (root / result.profile.trace_file).is_file():
+            raise SnapshotError(
+                f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file} does not exist"
+            )
     snap.root = root
     return snap
 
@@ -453,12 +476,12 @@ def load_snapshot(path: str | os.PathLike) -> Snapshot:
         snap = snapshot_from_dict(data, root=file.parent)
     except SnapshotError as exc:
         raise SnapshotError(f"{file}: {exc}") from None
-    for variant_id in snap.variants:   # a corrupt trace is named now, not while a figure is drawn
+    for variant_id in snap.variants:  # a corrupt trace is named now, not while a figure is drawn
         load_trace(snap, variant_id, required=False)
     return snap
 
 
-_TRACES: dict[tuple[str, int, int], dict] = {}   # (path, mtime_ns, size) -> parsed trace, per process
+_TRACES: dict[tuple[str, int, int], dict] = {}  # (path, mtime_ns, size) -> parsed trace, per process
 
 
 def read_trace(path: Path, label: str) -> dict:
@@ -472,7 +495,7 @@ def read_trace(path: Path, label: str) -> dict:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             trace = json.load(fh)
-    except (OSError, EOFError) as exc:   # gzip.BadGzipFile is an OSError
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
         raise SnapshotError(f"{path}: not a readable gzip file ({exc})") from None
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"{path}: not UTF-8 text once decompressed (byte {exc.start})") from None
@@ -499,6 +522,7 @@ def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> di
 
 # ---- writing -----------------------------------------------------------------------------------
 
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -513,7 +537,7 @@ def _atomic_write(path: Path, payload: bytes) -> None:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp's 0600 would hide a snapshot from everyone else
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide a snapshot from everyone else
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -570,6 +594,6 @@ def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathL
         for stale in (out / TRACE_DIR).glob("*.json.gz"):
             if stale not in keep:
                 stale.unlink()
-        for leftover in out.glob(f"**/.*.tmp"):       # a writer killed between its write and its rename
+        for leftover in out.glob("**/.*.tmp"):  # a writer killed between its write and its rename
             leftover.unlink(missing_ok=True)
     return out / SNAPSHOT_FILE

@@ -35,24 +35,24 @@ THRESHOLDS = (240, 320, 400, 480, 560, 640, 720, 800, 900, 1000, 1200, 1400)
 # Vertical layout, px.
 AXIS_TITLE_Y, TICK_Y, TOP = 14, 32, 42
 HEADER, ROW, BAR, GAP = 18, 20, 16, 8
-MIN_WIDTH_PCT = 0.12          # the narrowest mark without JavaScript (JavaScript keeps marks >= 2 px)
+MIN_WIDTH_PCT = 0.12  # the narrowest mark without JavaScript (JavaScript keeps marks >= 2 px)
 
 
 @dataclass
 class Mark:
-    lane: str                    # "host", "api" or "gpu"
-    row: int                     # nesting depth (host, api) or stream index (gpu)
-    start: float                 # µs from the start of the step
+    lane: str  # "host", "api" or "gpu"
+    row: int  # nesting depth (host, api) or stream index (gpu)
+    start: float  # µs from the start of the step
     dur: float
     name: str
-    cat: str                     # Kineto category: cpu_op, user_annotation, cuda_runtime, kernel, ...
-    family: str                  # op / annotation, cuda_runtime / cuda_driver, or the kernel family
+    cat: str  # Kineto category: cpu_op, user_annotation, cuda_runtime, kernel, ...
+    family: str  # op / annotation, cuda_runtime / cuda_driver, or the kernel family
     correlation: int | None = None
     stream: Any = None
-    in_step: bool = True         # False: GPU work in the window that another step launched
+    in_step: bool = True  # False: GPU work in the window that another step launched
     launched_later: bool = False
-    starts_work: bool = False    # a launch call with GPU work of its own
-    meta: dict[str, Any] = field(default_factory=dict)   # a GPU activity's launch metadata
+    starts_work: bool = False  # a launch call with GPU work of its own
+    meta: dict[str, Any] = field(default_factory=dict)  # a GPU activity's launch metadata
     median_us: float | None = None
 
     @property
@@ -62,13 +62,13 @@ class Mark:
 
 @dataclass
 class Timeline:
-    step: str                    # "ProfilerStep#2"
+    step: str  # "ProfilerStep#2"
     thread: Any
-    end: float                   # µs: the step, or the last of its GPU work if that ends later
+    end: float  # µs: the step, or the last of its GPU work if that ends later
     marks: list[Mark]
     links: list[tuple[int, int]]  # (launch mark, GPU mark), indices into marks
     streams: list[Any]
-    steps: int = 1               # active steps the medians are over
+    steps: int = 1  # active steps the medians are over
 
     def lane(self, lane: str) -> list[Mark]:
         return [m for m in self.marks if m.lane == lane]
@@ -114,10 +114,13 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
     def within(e: dict) -> bool:
         return t0 <= e["ts"] <= t1 and e.get("tid") == step.tid
 
-    host = sorted((e for e in complete if e.get("cat") in HOST_CATEGORIES and within(e)),
-                  key=lambda e: (e["ts"], -_dur(e)))
-    api = sorted((e for e in complete if e.get("cat") in kineto.LAUNCH_CATEGORIES and within(e)),
-                 key=lambda e: (e["ts"], -_dur(e)))
+    host = sorted(
+        (e for e in complete if e.get("cat") in HOST_CATEGORIES and within(e)), key=lambda e: (e["ts"], -_dur(e))
+    )
+    api = sorted(
+        (e for e in complete if e.get("cat") in kineto.LAUNCH_CATEGORIES and within(e)),
+        key=lambda e: (e["ts"], -_dur(e)),
+    )
     launch_of = {_corr(e): e for e in api if _corr(e) is not None}
     gpu = sorted((e for e in complete if e.get("cat") in kineto.GPU_CATEGORIES), key=lambda e: e["ts"])
     ours = [e for e in gpu if _corr(e) in launch_of]
@@ -130,19 +133,40 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
 
     marks: list[Mark] = []
     for e, depth in zip(host, _depths(host)):
-        marks.append(Mark("host", depth, rel(e["ts"]), round(_dur(e), 3), str(e.get("name", "")), e["cat"],
-                          "annotation" if e["cat"] == "user_annotation" else "op"))
+        marks.append(
+            Mark(
+                "host",
+                depth,
+                rel(e["ts"]),
+                round(_dur(e), 3),
+                str(e.get("name", "")),
+                e["cat"],
+                "annotation" if e["cat"] == "user_annotation" else "op",
+            )
+        )
     launched = {_corr(e) for e in ours}
     api_index: dict[int, int] = {}
     for e, depth in zip(api, _depths(api)):
         corr = _corr(e)
         if corr is not None:
             api_index[corr] = len(marks)
-        marks.append(Mark("api", depth, rel(e["ts"]), round(_dur(e), 3), str(e.get("name", "")), e["cat"], e["cat"],
-                          correlation=corr, starts_work=corr in launched))
+        marks.append(
+            Mark(
+                "api",
+                depth,
+                rel(e["ts"]),
+                round(_dur(e), 3),
+                str(e.get("name", "")),
+                e["cat"],
+                e["cat"],
+                correlation=corr,
+                starts_work=corr in launched,
+            )
+        )
 
-    matched = rows is not None and [(r["kind"], r["name"]) for r in rows] == \
-        [(kineto.GPU_CATEGORIES[e["cat"]], e.get("name")) for e in ours]
+    matched = rows is not None and [(r["kind"], r["name"]) for r in rows] == [
+        (kineto.GPU_CATEGORIES[e["cat"]], e.get("name")) for e in ours
+    ]
     position = {id(e): i for i, e in enumerate(ours)}
     streams: list[Any] = []
     links: list[tuple[int, int]] = []
@@ -154,17 +178,43 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
         median = None
         if mine and matched:
             row = rows[position[id(e)]]
-            meta.update({k: row[k] for k in ("grid", "block", "registers_per_thread", "shared_memory_bytes",
-                                             "est_occupancy_pct", "launch_api", "bytes")})
+            meta.update(
+                {
+                    k: row[k]
+                    for k in (
+                        "grid",
+                        "block",
+                        "registers_per_thread",
+                        "shared_memory_bytes",
+                        "est_occupancy_pct",
+                        "launch_api",
+                        "bytes",
+                    )
+                }
+            )
             median = row["dur_us"]
         stream = meta["stream"] if meta["stream"] is not None else e.get("tid")
         if stream not in streams:
             streams.append(stream)
         if mine:
             links.append((api_index[corr], len(marks)))
-        marks.append(Mark("gpu", 0, rel(e["ts"]), round(_dur(e), 3), str(e.get("name", "")), e["cat"],
-                          views.kernel_family(str(e.get("name", "")), meta["kind"]), correlation=corr, stream=stream,
-                          in_step=mine, launched_later=bool(launch and launch["ts"] > t1), meta=meta, median_us=median))
+        marks.append(
+            Mark(
+                "gpu",
+                0,
+                rel(e["ts"]),
+                round(_dur(e), 3),
+                str(e.get("name", "")),
+                e["cat"],
+                views.kernel_family(str(e.get("name", "")), meta["kind"]),
+                correlation=corr,
+                stream=stream,
+                in_step=mine,
+                launched_later=bool(launch and launch["ts"] > t1),
+                meta=meta,
+                median_us=median,
+            )
+        )
     order = sorted(streams, key=str)
     for m in marks:
         if m.lane == "gpu":
@@ -173,6 +223,7 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
 
 
 # ---- words --------------------------------------------------------------------------------------
+
 
 def _us(value: float) -> str:
     return ("−" if value < 0 else "") + render.fmt_us(abs(value))
@@ -195,8 +246,13 @@ def tooltip(tl: Timeline, index: int, lang: str) -> list[str]:
     m = tl.marks[index]
     duration, start = _line(lang, "duration", _us(m.dur)), _line(lang, "tl_start", _us(m.start))
     if m.lane == "host":
-        return [m.name, t(lang, "tl_annotation" if m.family == "annotation" else "tl_op"), duration, start,
-                _line(lang, "tl_depth", str(m.row))]
+        return [
+            m.name,
+            t(lang, "tl_annotation" if m.family == "annotation" else "tl_op"),
+            duration,
+            start,
+            _line(lang, "tl_depth", str(m.row)),
+        ]
     if m.lane == "api":
         lines = [m.name, t(lang, "tl_driver" if m.cat == "cuda_driver" else "tl_runtime"), duration, start]
         if m.correlation is not None:
@@ -217,10 +273,13 @@ def tooltip(tl: Timeline, index: int, lang: str) -> list[str]:
     if launch is not None:
         lines.append(_line(lang, "tl_queue", _us(m.start - launch.start)))
     if meta.get("kind") == "kernel":
-        lines += [_line(lang, "grid", _dims(meta.get("grid"))), _line(lang, "block", _dims(meta.get("block"))),
-                  _line(lang, "registers", render.fmt_num(meta.get("registers_per_thread"))),
-                  _line(lang, "smem", render.fmt_bytes(meta.get("shared_memory_bytes"))),
-                  _line(lang, "occupancy", render.fmt_pct(meta.get("est_occupancy_pct")))]
+        lines += [
+            _line(lang, "grid", _dims(meta.get("grid"))),
+            _line(lang, "block", _dims(meta.get("block"))),
+            _line(lang, "registers", render.fmt_num(meta.get("registers_per_thread"))),
+            _line(lang, "smem", render.fmt_bytes(meta.get("shared_memory_bytes"))),
+            _line(lang, "occupancy", render.fmt_pct(meta.get("est_occupancy_pct"))),
+        ]
     elif meta.get("bytes") is not None:
         lines.append(_line(lang, "tl_bytes", render.fmt_bytes(meta["bytes"])))
     if meta.get("launch_api"):
@@ -235,7 +294,7 @@ def tooltip(tl: Timeline, index: int, lang: str) -> list[str]:
 def label_candidates(m: Mark) -> list[str]:
     """What a mark can be labelled with, longest first: the whole (short) name, then shorter forms."""
     if m.lane == "host":
-        names = [m.name, m.name[len("aten::"):] if m.name.startswith("aten::") else ""]
+        names = [m.name, m.name[len("aten::") :] if m.name.startswith("aten::") else ""]
     elif m.lane == "api":
         names = [m.name]
     else:
@@ -274,6 +333,7 @@ def label_texts(m: Mark, end: float) -> list[tuple[str, int, int | None]]:
 
 # ---- drawing ------------------------------------------------------------------------------------
 
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -308,7 +368,7 @@ def ticks(end: float, target: int = 8) -> tuple[float, list[float]]:
 def tick_digits(step: float) -> int:
     """Decimals a tick step needs: none for 25 or 500, one for 2.5 or 0.5, two for 0.25."""
     exponent = math.floor(math.log10(step))
-    return max(0, -exponent + (1 if round(step / 10 ** exponent, 3) == 2.5 else 0))
+    return max(0, -exponent + (1 if round(step / 10**exponent, 3) == 2.5 else 0))
 
 
 def tick_label(value: float, step: float) -> str:
@@ -344,13 +404,15 @@ def _tracks(tl: Timeline) -> list[tuple[str, int, int]]:
 def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
     end = tl.end
     parts: list[str] = []
-    row_top: dict[tuple[str, int], float] = {}     # (lane, row) -> y of the row
+    row_top: dict[tuple[str, int], float] = {}  # (lane, row) -> y of the row
     track_of: dict[tuple[str, int], int] = {}
     headers: list[str] = []
     y = TOP
     for lane, first, size in _tracks(tl):
         rows = [size] if lane == "gpu" else list(range(size))
-        headers.append(f'<text class="tl-lane-name" x="0" y="{y + 13}">{_e(_lane_name(tl, lane, size if lane == "gpu" else 0, lang))}</text>')
+        headers.append(
+            f'<text class="tl-lane-name" x="0" y="{y + 13}">{_e(_lane_name(tl, lane, size if lane == "gpu" else 0, lang))}</text>'
+        )
         y += HEADER
         for k, row in enumerate(rows):
             row_top[(lane, row)] = y
@@ -359,23 +421,31 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
         y += GAP
     height = y
     step, values = ticks(end)
-    grid = "".join(f'<line class="tl-gridline" x1="{_pct(v, end)}" x2="{_pct(v, end)}" y1="{TICK_Y + 5}" y2="{height - GAP}"/>'
-                   for v in values)
+    grid = "".join(
+        f'<line class="tl-gridline" x1="{_pct(v, end)}" x2="{_pct(v, end)}" y1="{TICK_Y + 5}" y2="{height - GAP}"/>'
+        for v in values
+    )
     tick_text = []
     for i, v in enumerate(values):
         anchor = "start" if i == 0 else ("end" if v / end > 0.97 else "middle")
         odd = " tl-tick-odd" if i % 2 else ""
-        tick_text.append(f'<text class="tl-tick{odd}" x="{_pct(v, end)}" y="{TICK_Y}" text-anchor="{anchor}">'
-                         f"{tick_label(v, step)}</text>")
-    axis = (f'<g class="tl-axis" data-step="{step:g}"><text class="tl-axis-title" x="0" y="{AXIS_TITLE_Y}">'
-            f'{_e(t(lang, "tl_axis").format(step=tl.step))}</text>{"".join(tick_text)}</g>')
+        tick_text.append(
+            f'<text class="tl-tick{odd}" x="{_pct(v, end)}" y="{TICK_Y}" text-anchor="{anchor}">'
+            f"{tick_label(v, step)}</text>"
+        )
+    axis = (
+        f'<g class="tl-axis" data-step="{step:g}"><text class="tl-axis-title" x="0" y="{AXIS_TITLE_Y}">'
+        f"{_e(t(lang, 'tl_axis').format(step=tl.step))}</text>{''.join(tick_text)}</g>"
+    )
 
     links = []
     for a, g in tl.links:
         launch, work = tl.marks[a], tl.marks[g]
-        links.append(f'<line class="tl-link" data-from="{a}" data-to="{g}" x1="{_pct(launch.start, end)}" '
-                     f'y1="{row_top[("api", launch.row)] + (ROW + BAR) / 2:g}" x2="{_pct(work.start, end)}" '
-                     f'y2="{row_top[("gpu", work.row)] + (ROW - BAR) / 2:g}" marker-end="url(#{_e(fig_id)}-arrow)"/>')
+        links.append(
+            f'<line class="tl-link" data-from="{a}" data-to="{g}" x1="{_pct(launch.start, end)}" '
+            f'y1="{row_top[("api", launch.row)] + (ROW + BAR) / 2:g}" x2="{_pct(work.start, end)}" '
+            f'y2="{row_top[("gpu", work.row)] + (ROW - BAR) / 2:g}" marker-end="url(#{_e(fig_id)}-arrow)"/>'
+        )
 
     for index, m in enumerate(tl.marks):
         classes = ["tl-mark", f"tl-{m.lane}", f"tl-f-{m.family}"]
@@ -384,27 +454,40 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
         if m.lane == "gpu" and not m.in_step:
             classes.append("tl-other")
         top = row_top[(m.lane, m.row)] + (ROW - BAR) / 2
-        attrs = [f'data-i="{index}"', f'data-s="{_num(m.start)}"', f'data-e="{_num(m.end)}"', f'data-row="{m.row}"',
-                 f'data-track="{track_of[(m.lane, m.row)]}"', f'data-cat="{_e(m.cat)}"',
-                 f'data-labels="{_e(json.dumps(label_candidates(m)))}"']
+        attrs = [
+            f'data-i="{index}"',
+            f'data-s="{_num(m.start)}"',
+            f'data-e="{_num(m.end)}"',
+            f'data-row="{m.row}"',
+            f'data-track="{track_of[(m.lane, m.row)]}"',
+            f'data-cat="{_e(m.cat)}"',
+            f'data-labels="{_e(json.dumps(label_candidates(m)))}"',
+        ]
         if m.lane == "gpu":
             attrs.append(f'data-family="{_e(m.family)}"')
         text = "".join(
             f'<text class="tl-label tl-min-{low}{f" tl-max-{high}" if high else ""}" x="{_pct(m.start + m.dur / 2, end)}" '
-            f'y="{top + BAR / 2:g}">{_e(candidate)}</text>' for candidate, low, high in label_texts(m, end))
+            f'y="{top + BAR / 2:g}">{_e(candidate)}</text>'
+            for candidate, low, high in label_texts(m, end)
+        )
         width = max(m.dur / end * 100 if end > 0 else 0.0, MIN_WIDTH_PCT)
         parts.append(
             f'<g class="{" ".join(classes)}" tabindex="0" role="img" {" ".join(attrs)}>'
             f"<title>{_lines(tooltip(tl, index, lang))}</title>"
             f'<rect x="{_pct(m.start, end)}" y="{top:g}" width="{f"{width:.4f}".rstrip("0").rstrip(".")}%" '
-            f'height="{BAR}" rx="2"/>{text}</g>')
+            f'height="{BAR}" rx="2"/>{text}</g>'
+        )
 
-    marker = (f'<defs><marker id="{_e(fig_id)}-arrow" class="tl-arrow" viewBox="0 0 6 6" refX="6" refY="3" '
-              f'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z"/></marker></defs>')
-    return (f'<svg class="tl-svg" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="{_e(label)}" '
-            f'width="100%" height="{height}" style="height:{height}px" data-end="{_num(end)}">'
-            f'<title>{_e(label)}</title>{marker}<g class="tl-grid">{grid}</g><g class="tl-links">{"".join(links)}</g>'
-            f'{axis}{"".join(headers)}<g class="tl-marks">{"".join(parts)}</g></svg>')
+    marker = (
+        f'<defs><marker id="{_e(fig_id)}-arrow" class="tl-arrow" viewBox="0 0 6 6" refX="6" refY="3" '
+        f'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z"/></marker></defs>'
+    )
+    return (
+        f'<svg class="tl-svg" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="{_e(label)}" '
+        f'width="100%" height="{height}" style="height:{height}px" data-end="{_num(end)}">'
+        f'<title>{_e(label)}</title>{marker}<g class="tl-grid">{grid}</g><g class="tl-links">{"".join(links)}</g>'
+        f'{axis}{"".join(headers)}<g class="tl-marks">{"".join(parts)}</g></svg>'
+    )
 
 
 def legend(tl: Timeline, lang: str) -> str:
@@ -436,17 +519,21 @@ def legend(tl: Timeline, lang: str) -> str:
 
 def render_figure(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
     """The figure: toolbar (shown by JavaScript), the SVG, the legend and the caption."""
-    toolbar = (f'<div class="tl-toolbar" hidden>'
-               f'<button type="button" class="tl-btn" data-act="out" aria-label="{_e(t(lang, "tl_zoom_out"))}" '
-               f'title="{_e(t(lang, "tl_zoom_out"))}">−</button>'
-               f'<button type="button" class="tl-btn" data-act="in" aria-label="{_e(t(lang, "tl_zoom_in"))}" '
-               f'title="{_e(t(lang, "tl_zoom_in"))}">+</button>'
-               f'<button type="button" class="tl-btn" data-act="reset">{_e(t(lang, "tl_reset"))}</button>'
-               f'<span class="tl-range" data-template="{_e(t(lang, "tl_range"))}"></span></div>'
-               f'<p class="tl-keys" id="{_e(fig_id)}-keys" hidden>{_e(t(lang, "tl_keys"))}</p>')
-    return (f'<figure class="attn-figure attn-timeline" id="{_e(fig_id)}" data-search-exclude>{toolbar}'
-            f'<div class="tl-plot">{render_svg(tl, lang, label, fig_id)}</div>{legend(tl, lang)}'
-            f"<figcaption>{_e(label)}</figcaption></figure>")
+    toolbar = (
+        f'<div class="tl-toolbar" hidden>'
+        f'<button type="button" class="tl-btn" data-act="out" aria-label="{_e(t(lang, "tl_zoom_out"))}" '
+        f'title="{_e(t(lang, "tl_zoom_out"))}">−</button>'
+        f'<button type="button" class="tl-btn" data-act="in" aria-label="{_e(t(lang, "tl_zoom_in"))}" '
+        f'title="{_e(t(lang, "tl_zoom_in"))}">+</button>'
+        f'<button type="button" class="tl-btn" data-act="reset">{_e(t(lang, "tl_reset"))}</button>'
+        f'<span class="tl-range" data-template="{_e(t(lang, "tl_range"))}"></span></div>'
+        f'<p class="tl-keys" id="{_e(fig_id)}-keys" hidden>{_e(t(lang, "tl_keys"))}</p>'
+    )
+    return (
+        f'<figure class="attn-figure attn-timeline" id="{_e(fig_id)}" data-search-exclude>{toolbar}'
+        f'<div class="tl-plot">{render_svg(tl, lang, label, fig_id)}</div>{legend(tl, lang)}'
+        f"<figcaption>{_e(label)}</figcaption></figure>"
+    )
 
 
 def figure_html(snap: Snapshot, variant_id: str, lang: str) -> str:

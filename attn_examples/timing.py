@@ -29,8 +29,14 @@ def stats(samples: list[float], blocks: list[float] | None = None) -> dict:
         q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
     else:
         q1 = q3 = ordered[0]
-    return {"median": statistics.median(ordered), "iqr": q3 - q1, "min": ordered[0],
-            "max": ordered[-1], "n": len(ordered), "blocks": list(samples if blocks is None else blocks)}
+    return {
+        "median": statistics.median(ordered),
+        "iqr": q3 - q1,
+        "min": ordered[0],
+        "max": ordered[-1],
+        "n": len(ordered),
+        "blocks": list(samples if blocks is None else blocks),
+    }
 
 
 def _sleep_cycles_per_us() -> float:
@@ -45,9 +51,12 @@ def _sleep_cycles_per_us() -> float:
     return cycles / (start.elapsed_time(end) * 1000.0)
 
 
-def _queue_cycles(forwards: dict[str, Callable[[], Any]],
-                  enter: dict[str, Callable[[], AbstractContextManager]], floor_us: float = 2000.0,
-                  probes: int = 3) -> int:
+def _queue_cycles(
+    forwards: dict[str, Callable[[], Any]],
+    enter: dict[str, Callable[[], AbstractContextManager]],
+    floor_us: float = 2000.0,
+    probes: int = 3,
+) -> int:
     """Cycles of `torch.cuda._sleep` to queue ahead of each timed call: four times the slowest host
     dispatch seen in `probes` probe calls per forward (at least `floor_us`), so the GPU never waits
     for the host."""
@@ -75,8 +84,14 @@ def _timed_call(forward: Callable[[], Any], cycles: int, start: Any, end: Any) -
     return (t1 - t0) * 1e6, start.elapsed_time(end) * 1000.0
 
 
-def time_cuda_until(forward: Callable[[], Any], tolerance: float = SETTLE_TOLERANCE, min_calls: int = 6,
-                    max_calls: int = 30, step: int = 6, floor_us: float = 1000.0) -> dict[str, dict]:
+def time_cuda_until(
+    forward: Callable[[], Any],
+    tolerance: float = SETTLE_TOLERANCE,
+    min_calls: int = 6,
+    max_calls: int = 30,
+    step: int = 6,
+    floor_us: float = 1000.0,
+) -> dict[str, dict]:
     """One forward's device and host time per call, timed `step` calls at a time until the 95%
     interval of the device median lies within ±`tolerance` of it, or `max_calls` were timed.
 
@@ -105,9 +120,12 @@ def time_cuda_until(forward: Callable[[], Any], tolerance: float = SETTLE_TOLERA
     return {"device_us": stats(device), "host_us": stats(host)}
 
 
-def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
-              pins: dict[str, Callable[[], AbstractContextManager]] | None = None,
-              block: int = 10) -> dict[str, dict[str, dict]]:
+def time_cuda(
+    forwards: dict[str, Callable[[], Any]],
+    repeats: int,
+    pins: dict[str, Callable[[], AbstractContextManager]] | None = None,
+    block: int = 10,
+) -> dict[str, dict[str, dict]]:
     """Device and host (dispatch) time per call, in microseconds, for several forwards.
 
     The forwards take turns in blocks of `block` calls, so a drift in clocks or host load touches
@@ -139,24 +157,25 @@ def time_cuda(forwards: dict[str, Callable[[], Any]], repeats: int,
                         samples[name]["host_us"].append(host)
                         samples[name]["device_us"].append(device)
             for key in ("device_us", "host_us"):
-                blocks[name][key].append(statistics.median(samples[name][key][-(block - 1):]))
+                blocks[name][key].append(statistics.median(samples[name][key][-(block - 1) :]))
     if len(forwards) == 1:
         return {name: {key: stats(values) for key, values in by_kind.items()} for name, by_kind in samples.items()}
-    return {name: {key: stats(values, blocks[name].get(key)) for key, values in by_kind.items()}
-            for name, by_kind in samples.items()}
+    return {
+        name: {key: stats(values, blocks[name].get(key)) for key, values in by_kind.items()}
+        for name, by_kind in samples.items()
+    }
 
 
-MIN_CPU_BLOCKS = 10   # the fewest blocks whose median has a 95% interval inside the extremes (uncertainty)
+MIN_CPU_BLOCKS = 10  # the fewest blocks whose median has a 95% interval inside the extremes (uncertainty)
 
 
 def time_cpu(forward: Callable[[], Any], min_run_time_s: float = 1.0, min_blocks: int = MIN_CPU_BLOCKS) -> dict:
     """Wall time per call on the CPU, from torch.utils.benchmark's blocked autorange, topped up to
     `min_blocks` blocks of the same size: a call slow enough to fill the budget in two blocks
     would otherwise leave nothing to compute an interval from."""
-    timer = benchmark.Timer(stmt="forward()", globals={"forward": forward},
-                            num_threads=torch.get_num_threads())
+    timer = benchmark.Timer(stmt="forward()", globals={"forward": forward}, num_threads=torch.get_num_threads())
     measurement = timer.blocked_autorange(min_run_time=min_run_time_s)
-    times = list(measurement.times)   # each is one block's mean per call
+    times = list(measurement.times)  # each is one block's mean per call
     while len(times) < min_blocks:
         times += timer.timeit(measurement.number_per_run).times
     return stats([t * 1e6 for t in times])

@@ -33,10 +33,10 @@ class Interval:
 
     low: float
     high: float
-    n: int            # blocks (or paired blocks) it rests on
-    paired: bool      # from paired block ratios (interleaved timing), not from two separate medians
+    n: int  # blocks (or paired blocks) it rests on
+    paired: bool  # from paired block ratios (interleaved timing), not from two separate medians
 
-    def map(self, fn) -> "Interval":
+    def map(self, fn) -> Interval:
         """The interval of fn(x) for a monotonic fn (decreasing ones swap the ends)."""
         a, b = fn(self.low), fn(self.high)
         return Interval(min(a, b), max(a, b), self.n, self.paired)
@@ -50,7 +50,7 @@ def _rank(n: int, confidence: float = CONFIDENCE) -> int | None:
     best = None
     tail = 0.0
     for k in range(1, n // 2 + 1):
-        tail += math.comb(n, k - 1) / 2**n          # P(Binomial(n, 1/2) <= k - 1)
+        tail += math.comb(n, k - 1) / 2**n  # P(Binomial(n, 1/2) <= k - 1)
         if 1 - 2 * tail >= confidence:
             best = k
         else:
@@ -73,7 +73,7 @@ def of_median(blocks: Sequence[float]) -> Interval | None:
 
 
 BOOTSTRAP_RESAMPLES = 4000
-SETTLE_TOLERANCE = 0.01   # a sweep point or training step is timed until its median's interval is within ±this
+SETTLE_TOLERANCE = 0.01  # a sweep point or training step is timed until its median's interval is within ±this
 BOOTSTRAP_SEED = 0
 
 
@@ -89,7 +89,7 @@ def of_ratio(a: Sequence[float], b: Sequence[float], paired: bool, shown: float 
     medians' order-statistic intervals (lowest over highest, highest over lowest)."""
     if paired and len(a) == len(b):
         n = len(a)
-        if _rank(n) is None:        # as few rounds as give no interval of a median give none here
+        if _rank(n) is None:  # as few rounds as give no interval of a median give none here
             return None
         low, high = _bootstrap(tuple(a), tuple(b))
         if shown is not None:
@@ -119,8 +119,9 @@ def _bootstrap(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float
     by every pair with as many rounds; numpy's medians are statistics.median's to the last bit (the
     mean of the two middle values), so the interval is the plain loop's, at a tenth of its cost."""
     picks = _resamples(len(a))
-    ratios = np.sort(np.median(np.asarray(a, dtype=float)[picks], axis=1)
-                     / np.median(np.asarray(b, dtype=float)[picks], axis=1))
+    ratios = np.sort(
+        np.median(np.asarray(a, dtype=float)[picks], axis=1) / np.median(np.asarray(b, dtype=float)[picks], axis=1)
+    )
     tail = (1 - CONFIDENCE) / 2
     return float(ratios[int(tail * BOOTSTRAP_RESAMPLES)]), float(ratios[int((1 - tail) * BOOTSTRAP_RESAMPLES) - 1])
 

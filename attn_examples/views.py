@@ -14,12 +14,15 @@ from typing import Any
 from attn_examples.snapshot import Snapshot, VariantResult
 
 # Kernel-name fragments that mean a Tensor Core (MMA) path, and ones that mean CUDA-core FP32.
-_TENSOR_CORE = re.compile(r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
-                          r"flash_fwd|fmha_cutlass|cudnn_generated|sm90_xmma|cutlass.*(bf16|f16))", re.I)
+_TENSOR_CORE = re.compile(
+    r"(s16816|h16816|s1688|h1688|gmma|wgmma|nvjet_sm\d+_|tensorop|xmma|hmma|_sm\d+_.*(bf16|f16)|"
+    r"flash_fwd|fmha_cutlass|cudnn_generated|sm90_xmma|cutlass.*(bf16|f16))",
+    re.I,
+)
 _CUDA_CORE = re.compile(r"(sgemm|gemv2T|gemvx|_ffma_|_f32f32_f32f32_f32_)", re.I)
 
 
-@functools.lru_cache(maxsize=4096)   # a page asks about the same few dozen names thousands of times
+@functools.lru_cache(maxsize=4096)  # a page asks about the same few dozen names thousands of times
 def uses_tensor_cores(kernel_name: str) -> bool | None:
     """Read off the kernel's name: True for MMA kernels, False for FP32 CUDA-core GEMMs,
     None when the name says nothing (element-wise kernels, softmax, copies)."""
@@ -40,21 +43,24 @@ def is_gemm(kernel_name: str) -> bool:
 
 
 # What a kernel does, read off its name: the first pattern that matches names the role.
-ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
-    ("combine", r"splitkv_combine|combine_kernel"),
-    ("attention", r"flash_fwd|fmha_|cudnn_generated|triton_tem|flex_attention|attention_kernel"),
-    ("gemm", _GEMM.pattern),
-    ("fused", r"^triton_(per|poi|red)"),
-    ("convert", r"copy_kernel"),
-    ("scale", r"MulFunctor"),
-    ("fill", r"FillFunctor"),
-    ("mask", r"triu_tril|masked_fill"),
-    ("where", r"where_kernel"),
-    ("add", r"add_kernel|AddFunctor|CUDAFunctor_add"),
-    ("softmax", r"softmax"),
-    ("isneginf", r"isneginf"),
-    ("reduce", r"reduce_kernel"),
-))
+ROLES: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (role, re.compile(pattern, re.I))
+    for role, pattern in (
+        ("combine", r"splitkv_combine|combine_kernel"),
+        ("attention", r"flash_fwd|fmha_|cudnn_generated|triton_tem|flex_attention|attention_kernel"),
+        ("gemm", _GEMM.pattern),
+        ("fused", r"^triton_(per|poi|red)"),
+        ("convert", r"copy_kernel"),
+        ("scale", r"MulFunctor"),
+        ("fill", r"FillFunctor"),
+        ("mask", r"triu_tril|masked_fill"),
+        ("where", r"where_kernel"),
+        ("add", r"add_kernel|AddFunctor|CUDAFunctor_add"),
+        ("softmax", r"softmax"),
+        ("isneginf", r"isneginf"),
+        ("reduce", r"reduce_kernel"),
+    )
+)
 
 
 def kernel_role(kernel_name: str) -> str:
@@ -66,10 +72,21 @@ def kernel_role(kernel_name: str) -> str:
 
 # The coarser grouping a timeline colours GPU activities by: each role belongs to one family.
 FAMILIES = ("attention", "gemm", "softmax", "elementwise", "reduce", "fused", "memcpy", "memset", "other")
-_ROLE_FAMILY = {"attention": "attention", "combine": "attention", "gemm": "gemm", "fused": "fused",
-                "convert": "elementwise", "scale": "elementwise", "fill": "elementwise", "mask": "elementwise",
-                "where": "elementwise", "add": "elementwise", "isneginf": "elementwise", "softmax": "softmax",
-                "reduce": "reduce"}
+_ROLE_FAMILY = {
+    "attention": "attention",
+    "combine": "attention",
+    "gemm": "gemm",
+    "fused": "fused",
+    "convert": "elementwise",
+    "scale": "elementwise",
+    "fill": "elementwise",
+    "mask": "elementwise",
+    "where": "elementwise",
+    "add": "elementwise",
+    "isneginf": "elementwise",
+    "softmax": "softmax",
+    "reduce": "reduce",
+}
 
 
 def kernel_family(name: str, kind: str = "kernel") -> str:
@@ -90,12 +107,13 @@ def role_rows(result: VariantResult) -> list[dict[str, Any]]:
         if row["kind"] != "kernel":
             continue
         role = kernel_role(row["name"])
-        group = groups.setdefault(role, {"role": role, "kernels": 0, "positions": [], "dur_us": 0.0, "names": [],
-                                         "shown": set()})
+        group = groups.setdefault(
+            role, {"role": role, "kernels": 0, "positions": [], "dur_us": 0.0, "names": [], "shown": set()}
+        )
         group["kernels"] += 1
         group["positions"].append(row["position"])
         group["dur_us"] += row["dur_us"]
-        short = short_kernel_name(row["name"], 10_000)   # one entry per kernel, whatever its template arguments
+        short = short_kernel_name(row["name"], 10_000)  # one entry per kernel, whatever its template arguments
         if short not in group["shown"]:
             group["shown"].add(short)
             group["names"].append(row["name"])
@@ -120,22 +138,25 @@ def kernel_rows(result: VariantResult) -> list[dict[str, Any]]:
     steps = result.profile.steps
     rows = []
     for position, activity in enumerate(steps[0].gpu):
-        durations = [s.gpu[position].dur_us for s in steps if position < len(s.gpu)
-                     and s.gpu[position].name == activity.name]
-        rows.append({
-            "position": position + 1,
-            "kind": activity.kind,
-            "name": activity.name,
-            "launch_api": activity.launch_api,
-            "grid": activity.grid,
-            "block": activity.block,
-            "registers_per_thread": activity.registers_per_thread,
-            "shared_memory_bytes": activity.shared_memory_bytes,
-            "est_occupancy_pct": activity.est_occupancy_pct,
-            "bytes": activity.bytes,
-            "dur_us": _median(durations),
-            "tensor_cores": uses_tensor_cores(activity.name) if activity.kind == "kernel" else None,
-        })
+        durations = [
+            s.gpu[position].dur_us for s in steps if position < len(s.gpu) and s.gpu[position].name == activity.name
+        ]
+        rows.append(
+            {
+                "position": position + 1,
+                "kind": activity.kind,
+                "name": activity.name,
+                "launch_api": activity.launch_api,
+                "grid": activity.grid,
+                "block": activity.block,
+                "registers_per_thread": activity.registers_per_thread,
+                "shared_memory_bytes": activity.shared_memory_bytes,
+                "est_occupancy_pct": activity.est_occupancy_pct,
+                "bytes": activity.bytes,
+                "dur_us": _median(durations),
+                "tensor_cores": uses_tensor_cores(activity.name) if activity.kind == "kernel" else None,
+            }
+        )
     return rows
 
 
@@ -173,7 +194,9 @@ def short_reason(reason: str | None) -> str:
     parts = [re.sub(r"\s*\(Triggered internally at [^)]*\)\.?", "", part).strip() for part in reason.split(" | ")]
     # "No viable backend ... turning off both the math kernel and the fused kernels": PyTorch's wording
     # when the one backend we pinned has no implementation on this device, not a reason of its own
-    noise = re.compile(r"has been runtime disabled|kernel not used because:?$|^RuntimeError: No (available kernel|viable backend)")
+    noise = re.compile(
+        r"has been runtime disabled|kernel not used because:?$|^RuntimeError: No (available kernel|viable backend)"
+    )
     kept = [p for p in parts if p and not noise.search(p)]
     seen: list[str] = []
     for part in kept:
@@ -192,8 +215,12 @@ def summary_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     """The cross-variant summary: one row per variant, unavailable ones included."""
     rows = []
     for variant_id, result in snapshot.variants.items():
-        row: dict[str, Any] = {"id": variant_id, "title": result.title, "available": result.available,
-                               "unavailable_reason": result.unavailable_reason}
+        row: dict[str, Any] = {
+            "id": variant_id,
+            "title": result.title,
+            "available": result.available,
+            "unavailable_reason": result.unavailable_reason,
+        }
         if result.available and result.timing is not None:
             main = main_kernel(result)
             kernels = [r for r in kernel_rows(result) if r["kind"] == "kernel"]
@@ -220,6 +247,7 @@ def summary_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
 
 # ---- names --------------------------------------------------------------------------------------
 
+
 def short_kernel_name(name: str, limit: int = 72) -> str:
     """Kernel names run to hundreds of characters of template arguments: keep the head.
 
@@ -227,9 +255,9 @@ def short_kernel_name(name: str, limit: int = 72) -> str:
     """
     head = name.replace("(anonymous namespace)::", "")
     if head.startswith("void "):
-        head = head[len("void "):]
+        head = head[len("void ") :]
     depth, cut = 0, len(head)
-    for i, ch in enumerate(head):          # the first '(' outside template brackets opens the parameters
+    for i, ch in enumerate(head):  # the first '(' outside template brackets opens the parameters
         if ch == "<":
             depth += 1
         elif ch == ">":
@@ -248,11 +276,22 @@ def short_kernel_name(name: str, limit: int = 72) -> str:
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
-_GENERIC_KERNELS = {"elementwise_kernel", "vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
-                    "reduce_kernel", "index_elementwise_kernel"}
+_GENERIC_KERNELS = {
+    "elementwise_kernel",
+    "vectorized_elementwise_kernel",
+    "unrolled_elementwise_kernel",
+    "reduce_kernel",
+    "index_elementwise_kernel",
+}
 _OPERATION = re.compile(r"([A-Za-z0-9_]*(?:Functor[A-Za-z0-9_]*|_kernel_cuda|_kernel_impl|_kernel))\b")
-_NOT_OPERATIONS = _GENERIC_KERNELS | {"gpu_kernel_impl_nocast", "gpu_kernel_impl", "AUnaryFunctor",
-                                      "BUnaryFunctor", "BinaryFunctor", "func_wrapper_t"}
+_NOT_OPERATIONS = _GENERIC_KERNELS | {
+    "gpu_kernel_impl_nocast",
+    "gpu_kernel_impl",
+    "AUnaryFunctor",
+    "BUnaryFunctor",
+    "BinaryFunctor",
+    "func_wrapper_t",
+}
 
 
 def head_args(name: str) -> str:

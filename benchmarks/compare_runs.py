@@ -19,7 +19,7 @@ def main(paths: list[str]) -> int:
     rows = [{r["id"]: r for r in views.summary_rows(s)} for s in snaps]
     identical = True
     print(f"{'variant':16} {'kernels per run':22} {'GPU activities':18} device µs (median) per run")
-    common = [v for v in rows[0] if all(v in r for r in rows)]   # an --extended run measures more variants
+    common = [v for v in rows[0] if all(v in r for r in rows)]  # an --extended run measures more variants
     for variant_id in common:
         per_run = [r[variant_id] for r in rows]
         if not per_run[0]["available"]:
@@ -30,7 +30,7 @@ def main(paths: list[str]) -> int:
         host_ops = [r["cpu_ops"] for r in per_run]
         identical &= len(set(kernels)) == 1 and len(set(activities)) == 1 and len(set(host_ops)) == 1
         times = " ".join(f"{r['device_us']:.1f}" for r in per_run)
-        print(f"{variant_id:16} {str(kernels):22} {str(activities):18} {times}   host ops {host_ops}")
+        print(f"{variant_id:16} {kernels!s:22} {activities!s:18} {times}   host ops {host_ops}")
     print("kernel counts identical across runs:", identical)
     return 0 if identical else 1
 

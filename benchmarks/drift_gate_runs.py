@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attn_examples import claims, plausible  # noqa: E402
-from attn_examples.snapshot import SnapshotError, load_snapshot  # noqa: E402
-from attn_examples.uncertainty import Interval  # noqa: E402
+from attn_examples import claims, plausible
+from attn_examples.snapshot import SnapshotError, load_snapshot
+from attn_examples.uncertainty import Interval
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,8 +40,18 @@ def main(argv: list[str] | None = None) -> int:
         for v in verdicts:
             if v.plausible is None or v.status == "n/a":
                 continue
-            row = rows.setdefault(v.claim.id, {"kind": v.claim.kind, "expect": v.claim.expectation(),
-                                               "status": Counter(), "measured": [], "low": [], "high": [], "sets": Counter()})
+            row = rows.setdefault(
+                v.claim.id,
+                {
+                    "kind": v.claim.kind,
+                    "expect": v.claim.expectation(),
+                    "status": Counter(),
+                    "measured": [],
+                    "low": [],
+                    "high": [],
+                    "sets": Counter(),
+                },
+            )
             row["status"][v.status] += 1
             if isinstance(v.plausible, Interval):
                 row["measured"].append(v.measured)
@@ -52,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(args.runs)} runs against {args.baseline}: {len(gate_failures)} would stop a build")
     for name, broken, drifted in gate_failures:
         print(f"- {name}: truths failing {broken or 'none'}; drift {drifted or 'none'}")
-    print("\n| claim | kind | expected | pass / fail / unsure | measured (min–max) | interval low (min–max) | "
-          "interval high (min–max) |")
+    print(
+        "\n| claim | kind | expected | pass / fail / unsure | measured (min–max) | interval low (min–max) | "
+        "interval high (min–max) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for claim_id, row in rows.items():
         counts = f"{row['status']['pass']} / {row['status']['fail']} / {row['status']['unsure']}"

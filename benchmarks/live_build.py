@@ -36,30 +36,49 @@ def free_port() -> int:
 
 def live_build(out: Path, scope: str) -> dict:
     stages_file = out / f"stages-{scope}.json"
-    env = dict(os.environ, ATTN_EXAMPLES_MEASURE="live", ATTN_EXAMPLES_STAGES_FILE=str(stages_file),
-               ATTN_EXAMPLES_NCU_LOG=str(out / f"ncu-{scope}"), ATTN_EXAMPLES_LIVE_SCOPE=scope,
-               NO_MKDOCS_2_WARNING="1")
+    env = dict(
+        os.environ,
+        ATTN_EXAMPLES_MEASURE="live",
+        ATTN_EXAMPLES_STAGES_FILE=str(stages_file),
+        ATTN_EXAMPLES_NCU_LOG=str(out / f"ncu-{scope}"),
+        ATTN_EXAMPLES_LIVE_SCOPE=scope,
+        NO_MKDOCS_2_WARNING="1",
+    )
     started = time.perf_counter()
     with open(out / f"live-build-{scope}.log", "w") as log:
-        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out / "site")],
-                              cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        done = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out / "site")],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     wall = time.perf_counter() - started
     stages = json.loads(stages_file.read_text()) if stages_file.exists() else {}
     measuring = stages.get("live", 0.0)
-    return {"live_build_wall_s": round(wall, 1), "live_build_rc": done.returncode,
-            "measure_s": round(measuring, 1), "render_and_rest_s": round(wall - measuring, 1),
-            "stages_s": {k: round(v, 2) for k, v in stages.items()}}
+    return {
+        "live_build_wall_s": round(wall, 1),
+        "live_build_rc": done.returncode,
+        "measure_s": round(measuring, 1),
+        "render_and_rest_s": round(wall - measuring, 1),
+        "stages_s": {k: round(v, 2) for k, v in stages.items()},
+    }
 
 
 def warm_serve(out: Path, timeout_s: float) -> dict:
     port = free_port()
     env = dict(os.environ, ATTN_EXAMPLES_MEASURE="auto", NO_MKDOCS_2_WARNING="1")
     env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
-    env.pop("ATTN_EXAMPLES_LIVE_SCOPE", None)   # the default scope, measured by the first build
-    log = open(out / "warm-serve.log", "w")
+    env.pop("ATTN_EXAMPLES_LIVE_SCOPE", None)  # the default scope, measured by the first build
+    log = open(out / "warm-serve.log", "w")  # noqa: SIM115 - the server writes to it until the finally below
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
-                            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     first_page_s, page = None, ""
     try:
         while time.perf_counter() - started < timeout_s and proc.poll() is None:
@@ -75,8 +94,10 @@ def warm_serve(out: Path, timeout_s: float) -> dict:
         proc.wait(timeout=30)
         log.close()
     (out / "warm-serve-index.html").write_text(page)
-    return {"warm_serve_first_page_s": None if first_page_s is None else round(first_page_s, 1),
-            "warm_serve_says_reused": "reused" in page}
+    return {
+        "warm_serve_first_page_s": None if first_page_s is None else round(first_page_s, 1),
+        "warm_serve_says_reused": "reused" in page,
+    }
 
 
 def check(out: Path) -> dict:
@@ -101,7 +122,7 @@ def main() -> None:
     parser.add_argument("--scopes", default="full,standard", help="live scopes to build, the default (full) first")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(REPO / ".cache" / "measurements", ignore_errors=True)   # cold: nothing to reuse
+    shutil.rmtree(REPO / ".cache" / "measurements", ignore_errors=True)  # cold: nothing to reuse
     result = {f"build_{scope}": live_build(args.out, scope) for scope in args.scopes.split(",")}
     result.update(warm_serve(args.out, args.serve_timeout))
     result.update(check(args.out))

@@ -41,8 +41,20 @@ def main() -> None:
         out = Path(tmp) / "snap"
         if not args.skip_measure:
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "attn_examples.cli", "measure", "--device", args.device,
-                            "--quiet", "-o", str(out)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "attn_examples.cli",
+                    "measure",
+                    "--device",
+                    args.device,
+                    "--quiet",
+                    "-o",
+                    str(out),
+                ],
+                check=True,
+            )
             result["measure_wall_s"] = round(time.perf_counter() - t0, 2)
         target = args.snapshot or str(out)
         t0 = time.perf_counter()

@@ -33,9 +33,27 @@ PASSES = re.compile(r"100% - (\d+) pass")
 
 def passes(ncu: str, metrics: list[str]) -> tuple[int | None, float]:
     started = time.perf_counter()
-    done = subprocess.run([ncu, "--clock-control", "none", "--cache-control", "all", "-k", "regex:flash",
-                           "--launch-count", "1", "--metrics", ",".join(metrics), sys.executable, "-c", TARGET],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            ncu,
+            "--clock-control",
+            "none",
+            "--cache-control",
+            "all",
+            "-k",
+            "regex:flash",
+            "--launch-count",
+            "1",
+            "--metrics",
+            ",".join(metrics),
+            sys.executable,
+            "-c",
+            TARGET,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     found = PASSES.findall(done.stdout + done.stderr)
     return (int(found[-1]) if found else None), time.perf_counter() - started
 
@@ -48,8 +66,11 @@ def main() -> None:
     if ncu is None:
         sys.exit("ncu_passes: no ncu on PATH")
     names = list(METRICS)
-    runs = [("all", names)] + [(f"only {m}", [m]) for m in names] + [(f"without {m}", [n for n in names if n != m])
-                                                                     for m in names]
+    runs = (
+        [("all", names)]
+        + [(f"only {m}", [m]) for m in names]
+        + [(f"without {m}", [n for n in names if n != m]) for m in names]
+    )
     with open(args.out, "w") as out:
         for label, metrics in runs:
             count, wall = passes(ncu, metrics)

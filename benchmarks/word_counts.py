@@ -25,10 +25,11 @@ import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 
 REPO = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh-TW")
-BUDGET = 8000   # English words on the article's path (about 25 minutes at 300 words a minute)
+BUDGET = 8000  # English words on the article's path (about 25 minutes at 300 words a minute)
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WIDE = _CJK + r"\u3000-\u303f\uff00-\uffef"
@@ -47,10 +48,10 @@ class _ArticleText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._article = 0
-        self._skip: list[str] = []     # the tags whose content is being skipped, innermost last
-        self._measured = 0             # inside <div class="attn-table">
+        self._skip: list[str] = []  # the tags whose content is being skipped, innermost last
+        self._measured = 0  # inside <div class="attn-table">
 
-    _VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "source", "col"}
+    _VOID: ClassVar[set[str]] = {"br", "img", "hr", "input", "meta", "link", "wbr", "source", "col"}
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self._VOID:

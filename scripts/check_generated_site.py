@@ -16,14 +16,14 @@ import sys
 from pathlib import Path
 
 LANGS = ("en", "zh-TW")
-ZH_SITE_NAME = "剖析 Attention"                     # mkdocs.yml: the i18n plugin's zh-TW site_name
+ZH_SITE_NAME = "剖析 Attention"  # mkdocs.yml: the i18n plugin's zh-TW site_name
 CJK = re.compile(r"[\u4e00-\u9fff]")
-WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")   # jieba's break between two Chinese words
+WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")  # jieba's break between two Chinese words
 TEMPLATE = re.compile(r"\{%\s*(if|elif|else|endif)\b|\{\{\s*(claim|article|paper)\.")
 LANG_ATTR = re.compile(r"<html[^>]*\blang=\"([^\"]*)\"")
 TITLE = re.compile(r"<title>([^<]*)</title>")
-MEASURED_MARK = "<!-- attn:measured -->"        # attn_examples.render.MEASURED_MARK
-SITE_ROOT = "@root@/"                           # attn_examples.render.SITE_ROOT
+MEASURED_MARK = "<!-- attn:measured -->"  # attn_examples.render.MEASURED_MARK
+SITE_ROOT = "@root@/"  # attn_examples.render.SITE_ROOT
 
 
 def page_names(docs: Path) -> list[str]:
@@ -53,12 +53,19 @@ def check_languages(site: Path, names: list[str]) -> tuple[str, str]:
     zh_title = (TITLE.search(zh_home) or [None, "?"])[1]
     # the language switcher of a page, pointing at the same page in the other language
     switch = 'href="../../naive/" hreflang="en"' in (html(site, "zh-TW", "naive") or "")
-    ok = (not en and all(len(found[l]) == len(names) for l in LANGS)
-          and zh_lang.startswith("zh") and ZH_SITE_NAME in zh_title and switch)
-    detail = (f"en {len(found['en'])}/{len(names)} pages at /{en + '/' if en else ''}, "
-              f"zh-TW {len(found['zh-TW'])}/{len(names)} at /zh-TW/; zh-TW home: lang=\"{zh_lang}\", "
-              f"title \"{zh_title.strip()}\"; switcher zh-TW/naive -> naive: {'yes' if switch else 'no'}")
-    partly = any(found[l] for l in LANGS)
+    ok = (
+        not en
+        and all(len(found[lang]) == len(names) for lang in LANGS)
+        and zh_lang.startswith("zh")
+        and ZH_SITE_NAME in zh_title
+        and switch
+    )
+    detail = (
+        f"en {len(found['en'])}/{len(names)} pages at /{en + '/' if en else ''}, "
+        f'zh-TW {len(found["zh-TW"])}/{len(names)} at /zh-TW/; zh-TW home: lang="{zh_lang}", '
+        f'title "{zh_title.strip()}"; switcher zh-TW/naive -> naive: {"yes" if switch else "no"}'
+    )
+    partly = any(found[lang] for lang in LANGS)
     return ("yes" if ok else "partly" if partly else "no"), detail
 
 
@@ -74,7 +81,9 @@ def check_markdown_exec(site: Path, docs: Path) -> tuple[str, str]:
             page = html(site, en if lang == "en" else lang, name)
             if page is not None and 'exec="1"' not in page and "from attn_examples.site import" not in page:
                 ran += 1
-    return ("yes" if ran == total else "partly" if ran else "no"), f"{ran}/{total} pages with exec blocks show their output, not the code"
+    return (
+        "yes" if ran == total else "partly" if ran else "no"
+    ), f"{ran}/{total} pages with exec blocks show their output, not the code"
 
 
 def check_notebook(site: Path) -> tuple[str, str]:
@@ -94,8 +103,9 @@ def _index_docs(path: Path) -> tuple[list[dict], dict]:
 
 
 def check_search(site: Path) -> tuple[str, str]:
-    indexes = sorted(p for p in site.rglob("*.json")
-                     if p.name in ("search_index.json", "search.json") and "assets" not in p.parts)
+    indexes = sorted(
+        p for p in site.rglob("*.json") if p.name in ("search_index.json", "search.json") and "assets" not in p.parts
+    )
     if not indexes:
         return "no", "no search index found"
     notes, zh_ok = [], False
@@ -103,8 +113,10 @@ def check_search(site: Path) -> tuple[str, str]:
         docs, config = _index_docs(path)
         zh = sum(1 for d in docs if CJK.search(d.get("title", "") + d.get("text", "")))
         breaks = sum(len(WORD_BREAK.findall(d.get("text", ""))) for d in docs)
-        notes.append(f"{path.relative_to(site)}: {len(docs)} entries, {zh} Chinese, {breaks} jieba word breaks, "
-                     f"lang={config.get('lang')}")
+        notes.append(
+            f"{path.relative_to(site)}: {len(docs)} entries, {zh} Chinese, {breaks} jieba word breaks, "
+            f"lang={config.get('lang')}"
+        )
         if docs and zh >= 0.9 * len(docs) and breaks > 1000:
             zh_ok = True
     # yes: one index holds the Chinese pages alone (>= 90% of its entries), segmented into words
@@ -123,9 +135,11 @@ def check_hooks(site: Path, names: list[str]) -> tuple[str, str]:
     site_map = html(site, en, "site-map") or ""
     mapped = "<!-- site-map -->" not in site_map and 'href="../naive/"' in site_map
     ok = bool(pages) and not raw and not marks and mapped
-    detail = (f"{len(raw)}/{len(pages)} pages with unrendered templates"
-              f"{' (' + ', '.join(raw[:3]) + ', ...)' if raw else ''}; "
-              f"{len(marks)} with the measured mark or @root@/ left in; site map generated: {'yes' if mapped else 'no'}")
+    detail = (
+        f"{len(raw)}/{len(pages)} pages with unrendered templates"
+        f"{' (' + ', '.join(raw[:3]) + ', ...)' if raw else ''}; "
+        f"{len(marks)} with the measured mark or @root@/ left in; site map generated: {'yes' if mapped else 'no'}"
+    )
     return ("yes" if ok else "no"), detail
 
 

@@ -20,7 +20,9 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-SHADOW_TEXT = "() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot).map(e => e.shadowRoot.textContent).join(' ')"
+SHADOW_TEXT = (
+    "() => [...document.querySelectorAll('*')].filter(e => e.shadowRoot).map(e => e.shadowRoot.textContent).join(' ')"
+)
 
 
 def main(root: str, page: str, queries: list[str]) -> None:
@@ -34,10 +36,10 @@ def main(root: str, page: str, queries: list[str]) -> None:
         tab = browser.new_page()
         for query in queries:
             tab.goto(url)
-            if tab.locator("input.md-search__input").count():          # Material for MkDocs
+            if tab.locator("input.md-search__input").count():  # Material for MkDocs
                 field = tab.locator("input.md-search__input")
                 field.click()
-                field.fill(query)         # typed CJK needs a key event after it (tests/test_browser.py)
+                field.fill(query)  # typed CJK needs a key event after it (tests/test_browser.py)
                 field.press("Space")
                 field.press("Backspace")
                 meta = tab.locator(".md-search-result__meta")
@@ -46,7 +48,7 @@ def main(root: str, page: str, queries: list[str]) -> None:
                 except Exception:
                     pass
                 answer = meta.first.inner_text() if meta.count() else "no result line"
-            else:                                                       # Zensical (modern variant)
+            else:  # Zensical (modern variant)
                 tab.locator(".md-search__button").first.click()
                 time.sleep(1)
                 tab.keyboard.type(query, delay=40)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +30,9 @@ def _cuda_available() -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("ATTN_EXAMPLES_REQUIRE_TORCH") == "1" and not HAS_TORCH:
-        raise pytest.UsageError("ATTN_EXAMPLES_REQUIRE_TORCH=1 but torch is not importable: "
-                                "install the `measure` extra (`make test` does)")
+        raise pytest.UsageError(
+            "ATTN_EXAMPLES_REQUIRE_TORCH=1 but torch is not importable: install the `measure` extra (`make test` does)"
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -85,7 +84,7 @@ class Sites:
 
     root: Path
     cache: Path
-    builds: dict[str, "object"]   # folder name ("" for the top site) -> attn_examples.sites.Build
+    builds: dict[str, object]  # folder name ("" for the top site) -> attn_examples.sites.Build
 
     def site(self, name: str) -> Path:
         return self.root if name == "" else self.root / "snapshots" / name

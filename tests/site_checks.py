@@ -71,7 +71,7 @@ def broken_links(site: Path) -> list[str]:
             parts = urlsplit(href)
             if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
                 continue
-            if parts.path.startswith("/"):       # root-absolute (the language switcher's home links)
+            if parts.path.startswith("/"):  # root-absolute (the language switcher's home links)
                 target = site / unquote(parts.path).lstrip("/")
             else:
                 target = path if not parts.path else (path.parent / unquote(parts.path))
@@ -105,8 +105,11 @@ def accessibility(site: Path) -> list[str]:
         if page.lang != want:
             problems.append(f"{rel}: <html lang={page.lang!r}>, expected {want!r}")
         problems += [f"{rel}: <img> without alt" for img in page.imgs if not img.get("alt", "").strip()]
-        problems += [f"{rel}: figure <svg> without role=img and aria-label" for svg in page.svgs
-                     if svg.get("role") == "img" and not svg.get("aria-label", "").strip()]
+        problems += [
+            f"{rel}: figure <svg> without role=img and aria-label"
+            for svg in page.svgs
+            if svg.get("role") == "img" and not svg.get("aria-label", "").strip()
+        ]
         if page.tables and page.table_heads < page.tables:
             problems.append(f"{rel}: a table without header cells")
         for before, after in zip(page.headings, page.headings[1:]):

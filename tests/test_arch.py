@@ -12,7 +12,9 @@ from tests.conftest import REPO
 
 def limits(cc: str) -> DeviceLimits:
     a = arch.arch(cc)
-    return DeviceLimits(32, a.regs_per_sm, a.max_threads_per_sm, a.smem_per_sm_bytes, a.smem_optin_per_block_bytes, None)
+    return DeviceLimits(
+        32, a.regs_per_sm, a.max_threads_per_sm, a.smem_per_sm_bytes, a.smem_optin_per_block_bytes, None
+    )
 
 
 def kernel(regs: int, threads: int, smem: int = 0) -> dict:
@@ -23,8 +25,8 @@ def kernel(regs: int, threads: int, smem: int = 0) -> dict:
 #  registers, 48 KiB shared memory), its occupancy, and blocks of a tiny 128-thread kernel: the
 #  architecture's block cap or its warp cap, whichever binds)
 CASES = [
-    ("8.0", "Ampere", 2, 12.5, 16),       # 64 warps: 16 blocks of 4 warps
-    ("8.6", "Ampere", 2, 100 * 8 / 48, 12),   # 48 warps: 12 blocks of 4 warps (cap 16)
+    ("8.0", "Ampere", 2, 12.5, 16),  # 64 warps: 16 blocks of 4 warps
+    ("8.6", "Ampere", 2, 100 * 8 / 48, 12),  # 48 warps: 12 blocks of 4 warps (cap 16)
     ("8.9", "Ada Lovelace", 2, 100 * 8 / 48, 12),
     ("9.0", "Hopper", 2, 12.5, 16),
     ("10.0", "Blackwell", 2, 12.5, 16),
@@ -37,7 +39,7 @@ def test_each_architecture(cc, family, flash_blocks, flash_pct, tiny_blocks):
     a = arch.arch(cc)
     assert a.family == family and a.sm == "sm" + cc.replace(".", "")
     assert a.regs_per_sm == 65536 and a.max_threads_per_sm == 32 * a.max_warps_per_sm
-    assert a.smem_optin_per_block_bytes == a.smem_per_sm_bytes - 1024   # 1 KiB kept per block
+    assert a.smem_optin_per_block_bytes == a.smem_per_sm_bytes - 1024  # 1 KiB kept per block
     flash = occupancy.theoretical(kernel(255, 128, 48 * 1024), limits(cc), cc)
     assert (flash.blocks_per_sm, round(flash.pct, 2), flash.limit) == (flash_blocks, round(flash_pct, 2), "registers")
     tiny = occupancy.theoretical(kernel(16, 128), limits(cc), cc)
@@ -52,16 +54,19 @@ def test_the_block_cap_binds_where_the_table_says():
 
 
 def test_an_unknown_architecture_is_an_error_not_a_guess():
-    with pytest.raises(arch.UnknownArch, match="7.5"):
+    with pytest.raises(arch.UnknownArch, match=r"7\.5"):
         arch.arch("7.5")
 
 
 def test_the_h200_reported_what_the_table_says_for_9_0():
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     reported, row = snap.provenance.device_limits, arch.arch(snap.provenance.compute_capability)
-    assert (reported.regs_per_sm, reported.max_threads_per_sm, reported.smem_per_sm_bytes,
-            reported.smem_per_block_optin_bytes) == (row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes,
-                                                    row.smem_optin_per_block_bytes)
+    assert (
+        reported.regs_per_sm,
+        reported.max_threads_per_sm,
+        reported.smem_per_sm_bytes,
+        reported.smem_per_block_optin_bytes,
+    ) == (row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes, row.smem_optin_per_block_bytes)
     assert metrics.metric(snap, "arch.max_warps_per_sm") == 64 and metrics.metric(snap, "device.arch") == "Hopper"
 
 

@@ -20,8 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh-TW")
 
@@ -52,14 +50,34 @@ def _edit(path: Path, old: str, new: str) -> None:
 # (what, file, text replaced, by, page that shows it)
 EDITS = [
     ("prose", "docs/en/method.md", "A profiler trace holds", "A profiler trace zqxprose holds", "method/"),
-    ("claim", "attn_examples/claims.d/method.yml", "The measured GPU has the article's architecture",
-     "The measured GPU zqxclaim has the article's architecture", "reproducibility/"),
-    ("snippet", "snippets/profile_forward.py", "# first calls pay for lazy init",
-     "# first calls pay for lazy init zqxsnippet", "method/"),
-    ("snapshot", "snapshots/cpu/snapshot.json", '"device_name": "AMD EPYC"', '"device_name": "AMD EPYC zqxsnapshot"',
-     "devices/"),
-    ("module", "attn_examples/render.py", 'head = f"{_e(p.device_name)} · ', 'head = f"zqxmodule {_e(p.device_name)} · ',
-     "devices/"),
+    (
+        "claim",
+        "attn_examples/claims.d/method.yml",
+        "The measured GPU has the article's architecture",
+        "The measured GPU zqxclaim has the article's architecture",
+        "reproducibility/",
+    ),
+    (
+        "snippet",
+        "snippets/profile_forward.py",
+        "# first calls pay for lazy init",
+        "# first calls pay for lazy init zqxsnippet",
+        "method/",
+    ),
+    (
+        "snapshot",
+        "snapshots/cpu/snapshot.json",
+        '"device_name": "AMD EPYC"',
+        '"device_name": "AMD EPYC zqxsnapshot"',
+        "devices/",
+    ),
+    (
+        "module",
+        "attn_examples/render.py",
+        'head = f"{_e(p.device_name)} · ',
+        'head = f"zqxmodule {_e(p.device_name)} · ',
+        "devices/",
+    ),
 ]
 ARTICLE = re.compile(r"<article[^>]*>.*?</article>", re.S)
 
@@ -99,28 +117,38 @@ def test_serve_takes_every_input_and_serves_what_a_fresh_build_gives(tmp_path: P
     env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
     log_path = tmp_path / "serve.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
-                                  cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             bench.wait_for(base + "/", None, 600, server)
             for what, name, old, new, page in EDITS:
-                time.sleep(1.0)   # past the previous rebuild's polling round
+                time.sleep(1.0)  # past the previous rebuild's polling round
                 before = bench.epoch(base)
                 _edit(work / name, old, new)
                 assert bench.wait_rebuilt(base, before, 300), f"{what}: no rebuild followed ({log_path})"
                 word = re.search(r"zqx\w+", new).group(0)
                 assert word in (bench.get(base + "/" + page) or ""), f"{what}: {page} does not show {word!r}"
                 reuse = _reuse(log_path)
-                if what == "prose":   # the edited page alone is converted and indexed again
+                if what == "prose":  # the edited page alone is converted and indexed again
                     assert (reuse["pages converted"], reuse["blocks run"], reuse["search indexed"]) == (1, 0, 1), reuse
                     assert reuse["pages reused"] > 30 and reuse["search reused"] > 30, reuse
-                else:                 # an input outside docs/: pages and blocks as in the first build
+                else:  # an input outside docs/: pages and blocks as in the first build
                     first = _reuse(log_path, 0)
                     assert [reuse[k] for k in PAGE_WORK] == [first[k] for k in PAGE_WORK], (what, reuse, first)
-            served = {(lang, page): bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}{page}")
-                      for lang in LANGS for page in _pages(work)}
-            indexes = {lang: json.loads(bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}search/search_index.json"))
-                       for lang in LANGS}
+            served = {
+                (lang, page): bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}{page}")
+                for lang in LANGS
+                for page in _pages(work)
+            }
+            indexes = {
+                lang: json.loads(bench.get(f"{base}/{'' if lang == 'en' else lang + '/'}search/search_index.json"))
+                for lang in LANGS
+            }
         finally:
             server.terminate()
             server.wait(timeout=60)
@@ -128,8 +156,14 @@ def test_serve_takes_every_input_and_serves_what_a_fresh_build_gives(tmp_path: P
     assert "Traceback" not in text and "WARNING" not in text, text[-4000:]
 
     built = tmp_path / "built"
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(built)], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(built)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     for (lang, page), html in served.items():
         path = built / ("" if lang == "en" else lang) / page / "index.html"

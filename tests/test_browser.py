@@ -22,8 +22,15 @@ from tests.conftest import REPO, Built
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = REPO / "test-artifacts" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _browser_missing() -> str | None:
@@ -68,28 +75,47 @@ def browser():
 
 
 def _urls(built: Built) -> list[str]:
-    return ["/" + str(p.relative_to(built.site).parent).replace(".", "").strip("/") + "/"
-            for p in site_checks.pages(built.site)]
+    return [
+        "/" + str(p.relative_to(built.site).parent).replace(".", "").strip("/") + "/"
+        for p in site_checks.pages(built.site)
+    ]
 
 
-def _visit(browser, server: str, path: str, scheme: str = "light", viewport: tuple[int, int] = (1280, 900),
-           javascript: bool = True, before=None):
-    context = browser.new_context(color_scheme=scheme, viewport={"width": viewport[0], "height": viewport[1]},
-                                  java_script_enabled=javascript)
-    if before is not None:   # e.g. routes, set up before the page loads
+def _visit(
+    browser,
+    server: str,
+    path: str,
+    scheme: str = "light",
+    viewport: tuple[int, int] = (1280, 900),
+    javascript: bool = True,
+    before=None,
+):
+    context = browser.new_context(
+        color_scheme=scheme, viewport={"width": viewport[0], "height": viewport[1]}, java_script_enabled=javascript
+    )
+    if before is not None:  # e.g. routes, set up before the page loads
         before(context)
     page = context.new_page()
     errors, outside, failed = [], [], []
     # Material fetches sitemap.xml beside every <link rel="alternate">, which i18n points at the same
     # page in the other language: a 404 per language and page, harmless to readers (the selector's
     # links are right, see test_language_switcher_leads_to_the_same_page). Any other failed load counts.
-    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 and not r.url.endswith("/sitemap.xml")
-            else None)
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource") else None)
+    page.on(
+        "response", lambda r: failed.append(r.url) if r.status >= 400 and not r.url.endswith("/sitemap.xml") else None
+    )
+    page.on(
+        "console",
+        lambda m: (
+            errors.append(m.text) if m.type == "error" and not m.text.startswith("Failed to load resource") else None
+        ),
+    )
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) and
-            not r.url.startswith(("data:", "blob:")) else None)
+    page.on(
+        "request",
+        lambda r: (
+            outside.append(r.url) if not r.url.startswith(server) and not r.url.startswith(("data:", "blob:")) else None
+        ),
+    )
     page.goto(server + path.replace("//", "/"), wait_until="networkidle")
     errors.extend(f"failed to load {url}" for url in failed)
     return context, page, errors, outside
@@ -109,7 +135,7 @@ def test_every_page_loads_cleanly_and_offline(built: Built, server: str, browser
                 problems.append(f"{path}: tables without numbers")
         for svg in page.locator("figure.attn-figure svg").all():
             if not svg.is_visible():
-                continue   # the narrow drawing, hidden on a desktop
+                continue  # the narrow drawing, hidden on a desktop
             box = svg.bounding_box()
             if not box or box["width"] < 50 or box["height"] < 50 or not svg.get_attribute("aria-label"):
                 problems.append(f"{path}: a figure not visible or without its label")
@@ -117,28 +143,30 @@ def test_every_page_loads_cleanly_and_offline(built: Built, server: str, browser
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("path, other", [("/flash/", "/zh-TW/flash/"), ("/zh-TW/cudnn/", "/cudnn/"),
-                                         ("/notebook/", "/zh-TW/notebook/")])
+@pytest.mark.parametrize(
+    "path, other", [("/flash/", "/zh-TW/flash/"), ("/zh-TW/cudnn/", "/cudnn/"), ("/notebook/", "/zh-TW/notebook/")]
+)
 def test_language_switcher_leads_to_the_same_page(server: str, browser, path: str, other: str) -> None:
     context, page, _, _ = _visit(browser, server, path)
     target = "zh-TW" if "zh-TW" not in path else "en"
     link = page.locator(f'.md-select a[hreflang="{target}"]').first
     href = link.get_attribute("href")
-    page.locator(".md-select").first.hover()   # as a reader does: open the menu, click the language
+    page.locator(".md-select").first.hover()  # as a reader does: open the menu, click the language
     link.click()
     page.wait_for_load_state("networkidle")
     assert page.url.endswith(other), (href, page.url)
     context.close()
 
 
-@pytest.mark.parametrize("path, term", [("/", "occupancy"), ("/naive/", "flash"), ("/zh-TW/", "記憶體"),
-                                        ("/zh-TW/naive/", "flash")])
+@pytest.mark.parametrize(
+    "path, term", [("/", "occupancy"), ("/naive/", "flash"), ("/zh-TW/", "記憶體"), ("/zh-TW/naive/", "flash")]
+)
 def test_search_finds_terms_in_the_pages_own_language(server: str, browser, path: str, term: str) -> None:
     """Each language searches its own index: every result links to a page of that language."""
     context, page, _, _ = _visit(browser, server, path)
     box = page.locator("input.md-search__input")
     box.click()
-    box.fill(term)            # typed CJK needs a key event after it, as an input method would send
+    box.fill(term)  # typed CJK needs a key event after it, as an input method would send
     box.press("Space")
     box.press("Backspace")
     page.wait_for_selector(".md-search-result__item", timeout=15000)
@@ -204,8 +232,10 @@ def test_key_pages_screenshots(server: str, browser) -> None:
 def test_numbers_in_tables_are_right_aligned_and_tabular(server: str, browser, path: str) -> None:
     """Material's own table rule is more specific than a plain class rule; ours must still win."""
     context, page, _, _ = _visit(browser, server, path)
-    styles = page.eval_on_selector_all(".attn-table td.num", "cells => cells.map(c => [getComputedStyle(c).textAlign,"
-                                       " getComputedStyle(c).fontVariantNumeric])")
+    styles = page.eval_on_selector_all(
+        ".attn-table td.num",
+        "cells => cells.map(c => [getComputedStyle(c).textAlign, getComputedStyle(c).fontVariantNumeric])",
+    )
     assert styles and all(align == "right" and "tabular-nums" in numeric for align, numeric in styles), styles[:3]
     context.close()
 
@@ -260,23 +290,29 @@ def test_tables_fit_and_figures_fill_the_column_legibly(built: Built, server: st
     assert not problems, "\n".join(problems)
 
 
-def test_the_layout_check_catches_an_overwide_table_and_a_caption_sized_figure(built: Built, browser,
-                                                                            tmp_path: Path) -> None:
+def test_the_layout_check_catches_an_overwide_table_and_a_caption_sized_figure(
+    built: Built, browser, tmp_path: Path
+) -> None:
     """The check above, on a copy of one page broken twice: a table given a column that cannot
     wrap, and figures sized by their captions (as Material's own figure rule does)."""
     copy = tmp_path / "site"
     shutil.copytree(built.site, copy, ignore=shutil.ignore_patterns("traces", "snapshots", "zh-TW"))
     page = copy / "naive" / "index.html"
     text = page.read_text(encoding="utf-8")
-    text = text.replace("<td class=\"num\">", "<td class=\"num\">" + "9" * 120 + " ", 1)
-    text = text.replace("</head>", "<style>.md-typeset figure.attn-figure{width:fit-content!important;"
-                        "display:flex!important}.md-typeset figure.attn-figure svg{width:14rem!important}</style></head>")
+    text = text.replace('<td class="num">', '<td class="num">' + "9" * 120 + " ", 1)
+    text = text.replace(
+        "</head>",
+        "<style>.md-typeset figure.attn-figure{width:fit-content!important;"
+        "display:flex!important}.md-typeset figure.attn-figure svg{width:14rem!important}</style></head>",
+    )
     page.write_text(text, encoding="utf-8")
     handler = functools.partial(_QuietHandler, directory=str(copy))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        problems = _layout_problems(browser, f"http://127.0.0.1:{httpd.server_address[1]}", "/naive/", *WIDTHS["desktop"])
+        problems = _layout_problems(
+            browser, f"http://127.0.0.1:{httpd.server_address[1]}", "/naive/", *WIDTHS["desktop"]
+        )
     finally:
         httpd.shutdown()
     assert any("table" in p and "wide in a" in p for p in problems), problems
@@ -289,8 +325,12 @@ FONT_SIZES: dict[str, float] = {}
 
 
 def _timeline_pages(built: Built) -> list[str]:
-    return [path for path in _urls(built)
-            if 'class="attn-figure attn-timeline"' in (built.site / path.strip("/") / "index.html").read_text(encoding="utf-8")]
+    return [
+        path
+        for path in _urls(built)
+        if 'class="attn-figure attn-timeline"'
+        in (built.site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+    ]
 
 
 # what every timeline on a page looks like once the script has run: widths, the smallest text, the tooltips
@@ -326,12 +366,16 @@ def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, b
             problems.append(f"{path}: errors {errors[:2]}, requests leaving localhost {outside[:2]}")
         # the script moves each <title> to aria-label when it starts: on a loaded machine that can come
         # after "network idle", so wait for every timeline to say it is ready
-        page.wait_for_function("[...document.querySelectorAll('figure.attn-timeline')]"
-                               ".every(f => f.hasAttribute('data-ready'))", timeout=20000)
+        page.wait_for_function(
+            "[...document.querySelectorAll('figure.attn-timeline')].every(f => f.hasAttribute('data-ready'))",
+            timeout=20000,
+        )
         for fig in page.evaluate(_MEASURE):
             where = f"{path}#{fig['id']}"
             if not fig["marks"] or fig["described"] != fig["marks"]:
-                problems.append(f"{where}: {fig['marks'] - fig['described']} of {fig['marks']} marks without tooltip text")
+                problems.append(
+                    f"{where}: {fig['marks'] - fig['described']} of {fig['marks']} marks without tooltip text"
+                )
             if fig["figure"] > fig["container"] + 0.5 or fig["svg"] > fig["figure"] + 0.5:
                 problems.append(f"{where}: wider than its column ({fig})")
             smallest.append(min(fig["fonts"]))
@@ -346,8 +390,14 @@ def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, b
         longest.hover()
         tip = figure.locator(".tl-tip")
         tip.wait_for(state="visible", timeout=3000)
-        duration = next((line for line in (longest.get_attribute("aria-label") or "").split("\n")
-                         if line.startswith(("Duration: ", "耗時："))), None)
+        duration = next(
+            (
+                line
+                for line in (longest.get_attribute("aria-label") or "").split("\n")
+                if line.startswith(("Duration: ", "耗時："))
+            ),
+            None,
+        )
         if duration is None or duration not in tip.inner_text().split("\n"):
             problems.append(f"{path}: the tooltip does not show {duration!r}: {tip.inner_text()[:120]!r}")
         box, tip_box = figure.bounding_box(), tip.bounding_box()
@@ -362,8 +412,9 @@ def test_timelines_fit_read_and_show_their_tooltips(built: Built, server: str, b
 
 def test_a_timeline_without_javascript_still_reads(server: str, browser) -> None:
     """The server-rendered SVG: marks with their <title>, labels where they fit, no dead buttons."""
-    context, page, errors, outside = _visit(browser, server, "/zh-TW/math/", viewport=WIDTHS["desktop"],
-                                            javascript=False)
+    context, page, _errors, outside = _visit(
+        browser, server, "/zh-TW/math/", viewport=WIDTHS["desktop"], javascript=False
+    )
     figure = page.locator("figure.attn-timeline").first
     assert figure.locator(".tl-mark").count() == figure.locator(".tl-mark > title").count() > 10
     visible = [t for t in figure.locator("text.tl-label").all() if t.is_visible()]
@@ -383,22 +434,25 @@ def test_keyboard_moves_between_marks_and_zooms(server: str, browser) -> None:
         return float(figure.get_attribute("data-view-start")), float(figure.get_attribute("data-view-end"))
 
     start = view()
-    first = figure.locator('.tl-mark[tabindex="0"]')   # one Tab stop per timeline
+    first = figure.locator('.tl-mark[tabindex="0"]')  # one Tab stop per timeline
     assert first.count() == 1
     first.focus()
     tip = figure.locator(".tl-tip")
     tip.wait_for(state="visible", timeout=3000)
     assert tip.inner_text().split("\n")[0] == first.get_attribute("aria-label").split("\n")[0]
     page.keyboard.press("+")
-    page.wait_for_function("f => +f.dataset.viewEnd - +f.dataset.viewStart < %f" % (start[1] - start[0] - 1e-6),
-                           arg=figure.element_handle(), timeout=3000)
+    page.wait_for_function(
+        "f => +f.dataset.viewEnd - +f.dataset.viewStart < %f" % (start[1] - start[0] - 1e-6),
+        arg=figure.element_handle(),
+        timeout=3000,
+    )
     zoomed = view()
     assert zoomed[1] - zoomed[0] < start[1] - start[0]
     before = page.evaluate("document.activeElement.dataset.i")
     page.keyboard.press("ArrowDown")
     after = page.evaluate("document.activeElement.dataset.i")
     assert after is not None and after != before
-    assert figure.locator('.tl-mark[tabindex="0"]').count() == 1   # the Tab stop moved along
+    assert figure.locator('.tl-mark[tabindex="0"]').count() == 1  # the Tab stop moved along
     page.keyboard.press("0")
     page.wait_for_function("f => +f.dataset.viewStart === 0", arg=figure.element_handle(), timeout=3000)
     assert not errors
@@ -430,9 +484,11 @@ def test_open_in_perfetto_hands_the_trace_over_only_when_clicked(built: Built, s
     requests: list[str] = []
 
     def stub(context) -> None:
-        context.route("https://ui.perfetto.dev/**",
-                      lambda route: route.fulfill(status=200, content_type="text/html", body=_PERFETTO_STUB))
-        context.on("request", lambda r: requests.append(r.url))   # the new tab's too
+        context.route(
+            "https://ui.perfetto.dev/**",
+            lambda route: route.fulfill(status=200, content_type="text/html", body=_PERFETTO_STUB),
+        )
+        context.on("request", lambda r: requests.append(r.url))  # the new tab's too
 
     context, page, errors, outside = _visit(browser, server, path, viewport=WIDTHS["desktop"], before=stub)
     page.wait_for_timeout(500)

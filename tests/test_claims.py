@@ -36,24 +36,43 @@ def test_the_claims_files_are_well_formed_and_cover_every_backend():
     assert {c.page for c in CLAIMS} <= pages, "a claims file must be named after its page"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("- id: x\n", "field 'statement' missing"),
-    ("- {id: Bad, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "lowercase"),
-    ("- {id: a, statement: {en: a}, metric: m, relation: '==', expected: 1}", "'en' and 'zh-TW'"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '~', expected: 1}", "relation"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: within, expected: 1}", "tolerance"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '>=', expected: 2, tolerance: 0.1}", "tolerance"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, colour: red}", "unknown field"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {gpu: x}}", "applies"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {device: [x]}}",
-     "belongs to its baseline"),
-    ("- {id: a, kind: maybe, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "'kind'"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: {article: nope}}", "no figure 'nope'"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, article: 6}", "no figure 6"),
-    ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {requires: [x]}}",
-     "neither a section"),
-    ("[", "not valid YAML (line 1)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- id: x\n", "field 'statement' missing"),
+        ("- {id: Bad, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "lowercase"),
+        ("- {id: a, statement: {en: a}, metric: m, relation: '==', expected: 1}", "'en' and 'zh-TW'"),
+        ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '~', expected: 1}", "relation"),
+        ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: within, expected: 1}", "tolerance"),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '>=', expected: 2, tolerance: 0.1}",
+            "tolerance",
+        ),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, colour: red}",
+            "unknown field",
+        ),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {gpu: x}}",
+            "applies",
+        ),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {device: [x]}}",
+            "belongs to its baseline",
+        ),
+        ("- {id: a, kind: maybe, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1}", "'kind'"),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: {article: nope}}",
+            "no figure 'nope'",
+        ),
+        ("- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, article: 6}", "no figure 6"),
+        (
+            "- {id: a, statement: {en: a, zh-TW: b}, metric: m, relation: '==', expected: 1, applies: {requires: [x]}}",
+            "neither a section",
+        ),
+        ("[", "not valid YAML (line 1)"),
+    ],
+)
 def test_a_malformed_claims_file_names_the_claim_and_field(tmp_path, text, message):
     path = tmp_path / "page.yml"
     path.write_text(text)
@@ -81,8 +100,11 @@ def test_a_live_cpu_measurement_satisfies_the_cpu_claims(cpu_snapshot_dir):
     snap = load_snapshot(cpu_snapshot_dir)
     verdicts = claims.check(snap, CLAIMS)
     assert all(v.ok for v in verdicts), claims.failure_report(snap, verdicts)
-    assert {v.claim.id for v in verdicts if v.status == "pass"} >= {"cpu-no-efficient", "cpu-no-cudnn",
-                                                                     "memcpy-is-masked-fill-clone"}
+    assert {v.claim.id for v in verdicts if v.status == "pass"} >= {
+        "cpu-no-efficient",
+        "cpu-no-cudnn",
+        "memcpy-is-masked-fill-clone",
+    }
 
 
 def test_the_committed_cpu_snapshot_satisfies_the_cpu_claims():
@@ -91,6 +113,7 @@ def test_the_committed_cpu_snapshot_satisfies_the_cpu_claims():
 
 
 # ---- no vacuous claim: perturb what each claim rests on, and it must fail -------------------------
+
 
 def _steps(data: dict, variant: str) -> list[dict]:
     return data["variants"][variant]["profile"]["steps"]
@@ -108,10 +131,25 @@ def _edit_activities(data: dict, variant: str, kind: str, up: bool, pattern: str
         gpu = step["gpu"]
         same = [a for a in gpu if a["kind"] == kind and (pattern is None or re.search(pattern, a["name"]))]
         if up or not same:
-            template = copy.deepcopy(same[0] if same else gpu[0] if gpu else {
-                "name": "k", "kind": kind, "dur_us": 1.0, "grid": [1, 1, 1], "block": [32, 1, 1],
-                "registers_per_thread": 32, "shared_memory_bytes": 0, "est_occupancy_pct": 50.0,
-                "launch_api": "cudaLaunchKernel", "bytes": None, "stream": 7})
+            template = copy.deepcopy(
+                same[0]
+                if same
+                else gpu[0]
+                if gpu
+                else {
+                    "name": "k",
+                    "kind": kind,
+                    "dur_us": 1.0,
+                    "grid": [1, 1, 1],
+                    "block": [32, 1, 1],
+                    "registers_per_thread": 32,
+                    "shared_memory_bytes": 0,
+                    "est_occupancy_pct": 50.0,
+                    "launch_api": "cudaLaunchKernel",
+                    "bytes": None,
+                    "stream": 7,
+                }
+            )
             template.update(kind=kind, dur_us=0.5)
             if kind == "kernel" and pattern is not None and not re.search(pattern, template["name"]):
                 template["name"] = pattern.strip("^$") + "_injected"
@@ -126,9 +164,9 @@ def _scale_timing(data: dict, variant: str, field: str, factor: float) -> None:
     timing = data["variants"][variant]["timing"]
     if field == "peak_memory_bytes":
         timing[field] = int(timing[field] * factor)
-    elif field in ("rel_error", "compile_s"):       # plain numbers, not statistics
+    elif field in ("rel_error", "compile_s"):  # plain numbers, not statistics
         timing[field] *= factor
-    else:   # every statistic, the blocks an interval is computed from among them
+    else:  # every statistic, the blocks an interval is computed from among them
         stats = timing[field]
         for name in ("median", "iqr", "min", "max"):
             stats[name] *= factor
@@ -146,18 +184,31 @@ def _winner(data: dict, name: str) -> str:
     smallest device time."""
     if name != "winner":
         return name
-    timed = {v: r["timing"]["device_us"]["median"] for v, r in data["variants"].items()
-             if r["available"] and r["timing"] and r["timing"]["device_us"]}
+    timed = {
+        v: r["timing"]["device_us"]["median"]
+        for v, r in data["variants"].items()
+        if r["available"] and r["timing"] and r["timing"]["device_us"]
+    }
     return min(timed, key=timed.get)
 
 
 # A kernel name for each role of views.ROLES (checked below), for a kernel of that role to appear
-_ROLE_NAMES = {"combine": "flash_fwd_splitkv_combine_kernel_injected", "attention": "flash_fwd_kernel_injected",
-               "gemm": "nvjet_sm90_tst_injected", "fused": "triton_per_fused_injected",
-               "convert": "copy_kernel_injected", "scale": "MulFunctor_injected", "fill": "FillFunctor_injected",
-               "mask": "masked_fill_kernel_injected", "where": "where_kernel_injected", "add": "add_kernel_injected",
-               "softmax": "softmax_injected", "isneginf": "isneginf_injected", "reduce": "reduce_kernel_injected",
-               "other": "perturbed_injected"}
+_ROLE_NAMES = {
+    "combine": "flash_fwd_splitkv_combine_kernel_injected",
+    "attention": "flash_fwd_kernel_injected",
+    "gemm": "nvjet_sm90_tst_injected",
+    "fused": "triton_per_fused_injected",
+    "convert": "copy_kernel_injected",
+    "scale": "MulFunctor_injected",
+    "fill": "FillFunctor_injected",
+    "mask": "masked_fill_kernel_injected",
+    "where": "where_kernel_injected",
+    "add": "add_kernel_injected",
+    "softmax": "softmax_injected",
+    "isneginf": "isneginf_injected",
+    "reduce": "reduce_kernel_injected",
+    "other": "perturbed_injected",
+}
 assert all(views.kernel_role(name) == role for role, name in _ROLE_NAMES.items())
 assert set(_ROLE_NAMES) == {role for role, _ in views.ROLES} | {"other"}
 
@@ -197,8 +248,12 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
             result.update(available=False, unavailable_reason="perturbed", profile=None, timing=None)
         else:
             donor = next(v for v in data["variants"].values() if v["available"])
-            result.update(available=True, unavailable_reason=None, profile=copy.deepcopy(donor["profile"]),
-                          timing=copy.deepcopy(donor["timing"]))
+            result.update(
+                available=True,
+                unavailable_reason=None,
+                profile=copy.deepcopy(donor["profile"]),
+                timing=copy.deepcopy(donor["timing"]),
+            )
         return
     if name in ("kernels", "gpu_activities"):
         return _edit_activities(data, variant, "kernel", up)
@@ -206,8 +261,10 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         return _edit_activities(data, variant, name[:-1], up)
     if name == "kernels_matching":
         gemms = [a for a in _steps(data, variant)[0]["gpu"] if a["kind"] == "kernel" and views.is_gemm(a["name"])]
-        matching = [a for a in _steps(data, variant)[0]["gpu"] if a["kind"] == "kernel" and re.search(arg, a["name"], re.I)]
-        if up and not matching and gemms:      # a name fragment the GEMMs lack: give it to every GEMM
+        matching = [
+            a for a in _steps(data, variant)[0]["gpu"] if a["kind"] == "kernel" and re.search(arg, a["name"], re.I)
+        ]
+        if up and not matching and gemms:  # a name fragment the GEMMs lack: give it to every GEMM
             for step in _steps(data, variant):
                 for a in step["gpu"]:
                     if a["kind"] == "kernel" and views.is_gemm(a["name"]):
@@ -239,9 +296,16 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         pattern = "nvjet_sm90_tst" if name == "tensor_core_kernels" else "cuda_core"
         for step in _steps(data, variant):
             if up:
-                step["gpu"].append({**copy.deepcopy(step["gpu"][0]), "kind": "kernel", "dur_us": 0.5,
-                                    "name": "nvjet_sm90_tst_injected" if pattern != "cuda_core"
-                                    else "sm80_xmma_gemm_f32f32_f32f32_f32_ffma_injected"})
+                step["gpu"].append(
+                    {
+                        **copy.deepcopy(step["gpu"][0]),
+                        "kind": "kernel",
+                        "dur_us": 0.5,
+                        "name": "nvjet_sm90_tst_injected"
+                        if pattern != "cuda_core"
+                        else "sm80_xmma_gemm_f32f32_f32f32_f32_ffma_injected",
+                    }
+                )
             else:
                 for a in step["gpu"]:
                     if re.search("ffma|f32f32" if pattern == "cuda_core" else "nvjet|wgmma|fmha|flash", a["name"]):
@@ -263,48 +327,57 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         return _edit_role(data, variant, arg, up)
     if name in _SCALABLE_TIMING:
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
-    if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):   # the host time moves
-        return _scale_timing(data, variant, "host_us" if name == "host_per_device" else "host_first_us",
-                             100.0 if up else 0.01)
+    if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):  # the host time moves
+        return _scale_timing(
+            data, variant, "host_us" if name == "host_per_device" else "host_first_us", 100.0 if up else 0.01
+        )
     if name == "launch_api":
         for step in _steps(data, variant):
             for a in step["gpu"]:
                 if re.search(arg, a["name"]):
-                    a["launch_api"] = "cudaLaunchKernel" if a["launch_api"] != "cudaLaunchKernel" else "cuLaunchKernelEx"
+                    a["launch_api"] = (
+                        "cudaLaunchKernel" if a["launch_api"] != "cudaLaunchKernel" else "cuLaunchKernelEx"
+                    )
         return
     if name.startswith("main_"):
         index = _main_index(data, variant)
         for step in _steps(data, variant):
             kernel = step["gpu"][index]
-            field = name[len("main_"):]
+            field = name[len("main_") :]
             if field in ("registers", "theoretical_occupancy_pct"):
                 kernel["registers_per_thread"] += 1 if up else -1
             elif field == "threads":
                 kernel["block"] = [kernel["block"][0] * (2 if up else 1) // (1 if up else 2), 1, 1]
-            elif field == "occupancy_pct":          # one step of 8 of an SM's 64 warps
+            elif field == "occupancy_pct":  # one step of 8 of an SM's 64 warps
                 kernel["est_occupancy_pct"] += 12.5 if up else -12.5 if kernel["est_occupancy_pct"] >= 12.5 else 12.5
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
             elif field == "grid_per_sm":
                 kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
-            elif field == "smem_bytes":             # x4 / 4: across the 48 KiB default from either side
-                kernel["shared_memory_bytes"] = kernel["shared_memory_bytes"] * 4 if up else kernel["shared_memory_bytes"] // 4
-            elif field == "theoretical_limit":       # few registers, a large shared-memory block: the limit moves
+            elif field == "smem_bytes":  # x4 / 4: across the 48 KiB default from either side
+                kernel["shared_memory_bytes"] = (
+                    kernel["shared_memory_bytes"] * 4 if up else kernel["shared_memory_bytes"] // 4
+                )
+            elif field == "theoretical_limit":  # few registers, a large shared-memory block: the limit moves
                 kernel.update(registers_per_thread=32, shared_memory_bytes=200_000)
             elif field == "role":
-                if not up:                           # the main kernel's name no longer says what it does
+                if not up:  # the main kernel's name no longer says what it does
                     kernel["name"] = _ROLE_NAMES["other" if views.kernel_role(kernel["name"]) != "other" else "softmax"]
             elif field == "name":
                 quoted = article.QUOTES.get(f"main_kernel.{variant}")
                 if up and quoted is not None and kernel["name"] != quoted.text:
-                    kernel["name"] = quoted.text          # the article's own kernel
+                    kernel["name"] = quoted.text  # the article's own kernel
                 else:
                     kernel["name"] = "zz_" + kernel["name"].replace("sm90", "sm80").replace(
-                        "fmha_cutlass", "fmha_other").replace("wgmma", "wmma").replace("cga1x1x1", "cga2x1x1")
-        if name == "main_role" and up:              # another kernel, of another role, takes the longest time
+                        "fmha_cutlass", "fmha_other"
+                    ).replace("wgmma", "wmma").replace("cga1x1x1", "cga2x1x1")
+        if name == "main_role" and up:  # another kernel, of another role, takes the longest time
             role = views.kernel_role(_steps(data, variant)[0]["gpu"][index]["name"])
-            others = [i for i, a in enumerate(_steps(data, variant)[0]["gpu"])
-                      if a["kind"] == "kernel" and views.kernel_role(a["name"]) != role]
+            others = [
+                i
+                for i, a in enumerate(_steps(data, variant)[0]["gpu"])
+                if a["kind"] == "kernel" and views.kernel_role(a["name"]) != role
+            ]
             if not others:
                 return _perturb_variant(data, variant, metric, False)
             for step in _steps(data, variant):
@@ -316,18 +389,20 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
 def _sweep_rows(points: list[dict]) -> list[list[dict]]:
     """The measured points of one variant, one row per head dimension, shortest length first."""
     measured = [p for p in points if p["available"]]
-    return [sorted((p for p in measured if p["head_dim"] == d), key=lambda p: p["seq_len"])
-            for d in sorted({p["head_dim"] for p in measured})]
+    return [
+        sorted((p for p in measured if p["head_dim"] == d), key=lambda p: p["seq_len"])
+        for d in sorted({p["head_dim"] for p in measured})
+    ]
 
 
 def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
-    if parts[0] == "ratio":                     # sweep.ratio.<v>.<s>.<d>.<s>.<d>.<field>: numerator one way,
+    if parts[0] == "ratio":  # sweep.ratio.<v>.<s>.<d>.<s>.<d>.<field>: numerator one way,
         _perturb_sweep(data, [parts[1], parts[2], parts[3], parts[6]], up)
-        return _perturb_sweep(data, [parts[1], parts[4], parts[5], parts[6]], not up)   # denominator the other
+        return _perturb_sweep(data, [parts[1], parts[4], parts[5], parts[6]], not up)  # denominator the other
     points = [p for p in data["sweep"]["points"] if p["variant"] == parts[0]]
     if len(parts) == 2:
         measured = [p for p in points if p["available"]]
-        if parts[1] == "kernel_growth":         # up: the largest count grows; down: every point launches the same
+        if parts[1] == "kernel_growth":  # up: the largest count grows; down: every point launches the same
             if up:
                 max(measured, key=lambda p: p["kernels"])["kernels"] += 1
             else:
@@ -348,12 +423,20 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
                 elif first > 1:
                     row[first - 1]["kernels"] = row[first]["kernels"]
             return
-        if parts[1] == "gemm_main_points":      # one point's longest kernel becomes a GEMM, or stops being one
-            gemm_names = [a["name"] for r in data["variants"].values() if r["available"] for s in r["profile"]["steps"][:1]
-                          for a in s["gpu"] if a["kind"] == "kernel" and views.is_gemm(a["name"])]
+        if parts[1] == "gemm_main_points":  # one point's longest kernel becomes a GEMM, or stops being one
+            gemm_names = [
+                a["name"]
+                for r in data["variants"].values()
+                if r["available"]
+                for s in r["profile"]["steps"][:1]
+                for a in s["gpu"]
+                if a["kind"] == "kernel" and views.is_gemm(a["name"])
+            ]
             for p in measured:
                 if p["main_kernel"] and views.is_gemm(p["main_kernel"]) != up:
-                    p["main_kernel"] = (gemm_names[0] if gemm_names else _ROLE_NAMES["gemm"]) if up else _ROLE_NAMES["other"]
+                    p["main_kernel"] = (
+                        (gemm_names[0] if gemm_names else _ROLE_NAMES["gemm"]) if up else _ROLE_NAMES["other"]
+                    )
                     break
             return
         for p in measured:
@@ -377,7 +460,7 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
     elif field == "main_occupancy_pct":
         point[field] = point[field] + 12.5 if up else max(point[field] - 12.5, 0) or 6.0
     else:
-        field = "tflops" if field == "tflops_fraction" else field   # over the sweep's own matmul peak
+        field = "tflops" if field == "tflops_fraction" else field  # over the sweep's own matmul peak
         value = point[field] * (3 if up else 1 / 3)
         point[field] = round(value) if isinstance(point[field], int) else value
 
@@ -392,15 +475,15 @@ def _perturb_training(data: dict, parts: list[str], up: bool) -> None:
     elif parts == ["fastest"]:
         _scale_point(min(measured, key=lambda p: p["device_us"]), 100)
     elif parts == ["fastest_as_forward"]:
-        if up:          # the fastest training step falls behind: another variant trains fastest
+        if up:  # the fastest training step falls behind: another variant trains fastest
             _scale_point(min(measured, key=lambda p: p["device_us"]), 100)
-        else:           # the fastest forward among the variants trained falls behind
+        else:  # the fastest forward among the variants trained falls behind
             forward = {p["variant"]: data["variants"][p["variant"]]["timing"]["device_us"]["median"] for p in measured}
             _scale_timing(data, min(forward, key=forward.get), "device_us", 100.0)
-    elif parts[0] == "diff":                    # training.diff.<a>.<b>.<field>: a one way, b the other
+    elif parts[0] == "diff":  # training.diff.<a>.<b>.<field>: a one way, b the other
         _perturb_training(data, [parts[1], parts[3]], up)
         _perturb_training(data, [parts[2], parts[3]], not up)
-    elif parts[1] == "step_per_forward":        # the step's time one way, the forward's the other
+    elif parts[1] == "step_per_forward":  # the step's time one way, the forward's the other
         _scale_point(next(p for p in training["points"] if p["variant"] == parts[0]), 3 if up else 1 / 3)
         _scale_timing(data, parts[0], "device_us", 1 / 3 if up else 3)
     else:
@@ -422,8 +505,12 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
         for result in data["variants"].values():
             for step in (result["profile"] or {}).get("steps", []):
                 for a in step["gpu"]:
-                    if a["kind"] == "kernel" and a["launch_api"] and not a["launch_api"].startswith("cuda") \
-                            and (a["shared_memory_bytes"] or 0) <= 49152:
+                    if (
+                        a["kind"] == "kernel"
+                        and a["launch_api"]
+                        and not a["launch_api"].startswith("cuda")
+                        and (a["shared_memory_bytes"] or 0) <= 49152
+                    ):
                         a["est_occupancy_pct"] = 0.0
     elif parts == ["runtime_api_above_48k_read_zero"]:
         for p in data["sweep"]["points"]:
@@ -433,10 +520,12 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
         raise AssertionError(f"no perturbation for occupancy.{parts}")
 
 
-_TENSOR_OPS = "tensor"           # stands for hardware.TENSOR_OPS[<the snapshot's dtype>]
-_FP32_OPS = ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-             "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-             "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum")
+_TENSOR_OPS = "tensor"  # stands for hardware.TENSOR_OPS[<the snapshot's dtype>]
+_FP32_OPS = (
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+)
 _DRAM = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from (scaled x3 or /3)
     "dram_per_qkvo": _DRAM,
@@ -453,9 +542,9 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "duration_us": ("gpu__time_duration.sum",),
 }
 _COUNTER_FACTOR = {  # fields whose measured value sits further than x3 from the line the claims draw
-    "l2_write_per_output": 10.0,     # the output's 4x: /3 stays above 1x
-    "dram_per_score": 10.0,          # the fused kernels move a quarter of one score matrix
-    "dram_per_fp32_score": 10.0,     # math moves about 11 float32 score matrices
+    "l2_write_per_output": 10.0,  # the output's 4x: /3 stays above 1x
+    "dram_per_score": 10.0,  # the fused kernels move a quarter of one score matrix
+    "dram_per_fp32_score": 10.0,  # math moves about 11 float32 score matrices
 }
 _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken away down)
     "theoretical_vs_calculator": ("sm__maximum_warps_per_active_cycle_pct", 10.0),
@@ -471,11 +560,11 @@ def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[
 def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
     from attn_examples import hardware
 
-    if parts[0] == "ratio":                     # numerator one way, denominator the other
+    if parts[0] == "ratio":  # numerator one way, denominator the other
         _perturb_counters(data, [parts[1], parts[3]], up)
         return _perturb_counters(data, [parts[2], parts[3]], not up)
     variant, field = parts
-    if field == "main_est_occupancy_pct":       # Kineto's side of the comparison
+    if field == "main_est_occupancy_pct":  # Kineto's side of the comparison
         return _perturb_variant(data, variant, "main_occupancy_pct", up)
     factor = 3.0 if up else 1 / 3
     if field == "intensity_per_ridge":
@@ -489,7 +578,7 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
         data["ceilings"]["bf16_matmul_tflops"] /= factor
         data["ceilings"]["copy_gbps"] *= factor
         return None
-    if field == "bandwidth_share":              # the role's HBM bytes over its time, over the copy roof
+    if field == "bandwidth_share":  # the role's HBM bytes over its time, over the copy roof
         for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
             for name in _DRAM:
                 m[name] *= factor
@@ -506,7 +595,7 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
         elif field in _COUNTER_SHIFTED:
             name, amount = _COUNTER_SHIFTED[field]
             m[name] = m[name] + amount if up else max(m[name] - amount, 0.0)
-        elif field == "main_achieved_occupancy_pct":   # up: x3 (at most every warp); down: no warp active
+        elif field == "main_achieved_occupancy_pct":  # up: x3 (at most every warp); down: no warp active
             name = "sm__warps_active.avg.pct_of_peak_sustained_active"
             m[name] = min(m[name] * 3.0, 100.0) if up else 0.0
         elif field == "local_store_bytes":
@@ -536,16 +625,22 @@ def perturb(data: dict, key: str, up: bool) -> None:
         # the variant the un-pinned call dispatches to runs 1e4x faster (it leads) or slower (it trails)
         variant = metrics.BACKEND_VARIANTS[data["dispatch"]["auto_backend"]]
         _scale_timing(data, variant, "device_us", 1e-4 if up else 1e4)
-    elif key in ("device.sm", "device.cc", "device.arch", "device.mma"):   # onto the article's sm80 or off it
+    elif key in ("device.sm", "device.cc", "device.arch", "device.mma"):  # onto the article's sm80 or off it
         provenance = data["provenance"]
         provenance["compute_capability"] = "9.0" if provenance["compute_capability"] == "8.0" else "8.0"
     elif parts[0] in ("fastest", "slowest"):
         # up: an unfused variant takes the lead (fastest) or the tail (slowest); down: flash leads or
         # math trails (the article's own order), whichever is measured
         available = [v for v, r in data["variants"].items() if r["available"]]
-        target = ("naive_inplace" if up else next((v for v in ("sdpa_flash", "sdpa_efficient") if v in available),
-                                                   available[0])) if parts[0] == "fastest" else \
-            ("naive" if up else "sdpa_math")
+        target = (
+            (
+                "naive_inplace"
+                if up
+                else next((v for v in ("sdpa_flash", "sdpa_efficient") if v in available), available[0])
+            )
+            if parts[0] == "fastest"
+            else ("naive" if up else "sdpa_math")
+        )
         _scale_timing(data, target, "device_us", 1e-4 if parts[0] == "fastest" else 1e4)
     elif parts[0] in ("lowest", "highest"):
         # up: the variant that has the lowest (highest) value loses it by far; down: the one ranked
@@ -557,8 +652,7 @@ def perturb(data: dict, key: str, up: bool) -> None:
                 ranked[v] = metrics.variant_metric(snap, v, parts[1]) if r.available else None
             except metrics.UnknownMetric:
                 pass
-        ranked = sorted((v for v in ranked if ranked[v] is not None), key=ranked.get,
-                        reverse=parts[0] == "highest")
+        ranked = sorted((v for v in ranked if ranked[v] is not None), key=ranked.get, reverse=parts[0] == "highest")
         worse = 1e4 if parts[0] == "lowest" else 1e-4
         _scale_variant_value(data, ranked[0] if up else ranked[-1], parts[1], worse if up else 1 / worse)
     elif parts[0] == "config":
@@ -569,7 +663,7 @@ def perturb(data: dict, key: str, up: bool) -> None:
             raise AssertionError(f"no perturbation for metric {key!r}")
     elif parts[0] in ("ratio", "diff"):
         metric = key.split(".", 3)[3]
-        _perturb_variant(data, parts[1], metric, up)      # numerator one way,
+        _perturb_variant(data, parts[1], metric, up)  # numerator one way,
         _perturb_variant(data, parts[2], metric, not up)  # denominator the other
     else:
         variant, metric = key.split(".", 1)
@@ -602,10 +696,13 @@ def test_perturbing_what_a_claim_rests_on_changes_its_verdict(claim):
         perturb(data, claim.metric, up)
         outcomes.append(claims.evaluate(claim, snapshot_from_dict(data)).status)
     flipped = "fail" if status == "pass" else "pass"
-    assert flipped in outcomes, f"{claim.id} on {folder.name}: no perturbation of {claim.metric} changes {status} ({outcomes})"
+    assert flipped in outcomes, (
+        f"{claim.id} on {folder.name}: no perturbation of {claim.metric} changes {status} ({outcomes})"
+    )
 
 
 # ---- drift and accept ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("factor", [1.05, 1.3, 0.8])
 def test_a_uniformly_slower_or_faster_gpu_is_not_drift(factor):
@@ -628,7 +725,9 @@ def test_drift_flags_changed_structure_and_shares():
 
 
 def _kernels(data: dict, variant_id: str) -> list[dict]:
-    return [a for step in data["variants"][variant_id]["profile"]["steps"] for a in step["gpu"] if a["kind"] == "kernel"]
+    return [
+        a for step in data["variants"][variant_id]["profile"]["steps"] for a in step["gpu"] if a["kind"] == "kernel"
+    ]
 
 
 def _main_kernel_of(data: dict, variant_id: str, change) -> None:
@@ -638,23 +737,46 @@ def _main_kernel_of(data: dict, variant_id: str, change) -> None:
         change(max(kernels, key=lambda a: a["dur_us"]))
 
 
-@pytest.mark.parametrize("mutation, words", [
-    (lambda d: _main_kernel_of(d, "sdpa_flash", lambda k: k.update(
-        name="fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<bfloat16_t>::Params)")),
-     "sdpa_flash: kernel 1 (flash_fwd_kernel): kernel family flash_fwd_kernel in the baseline, fmha_cutlassF"),
-    (lambda d: _main_kernel_of(d, "sdpa_cudnn", lambda k: k.update(registers_per_thread=64)),
-     "sdpa_cudnn: kernel 1"),
-    (lambda d: _main_kernel_of(d, "sdpa_flash", lambda k: k.update(grid=[1, 1, 1])), "grid"),
-    (lambda d: _main_kernel_of(d, "sdpa_efficient", lambda k: k.update(launch_api="cuLaunchKernelEx")), "launch API"),
-    (lambda d: d["variants"].pop("sdpa_efficient"), "sdpa_efficient: measured in the baseline, missing live"),
-    (lambda d: _edit_activities(d, "sdpa_flash", "kernel", up=True), "sdpa_flash: kernels 1 in the baseline, 2 live"),
-    (lambda d: _scale_timing(d, "sdpa_cudnn", "device_us", 1.2), "sdpa_cudnn: device-time share moved"),
-    (lambda d: d["config"].update(dtype="float16"), "configuration differs (dtype bfloat16 in the baseline, float16"),
-    (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 live)"),
-    (lambda d: d["provenance"].update(torch="2.99.0"), "software differs (torch"),
-    (lambda d: d["dispatch"].update(auto_backend="FLASH_ATTENTION"),
-     "un-pinned SDPA: ran CUDNN_ATTENTION in the baseline, FLASH_ATTENTION live"),
-])
+@pytest.mark.parametrize(
+    "mutation, words",
+    [
+        (
+            lambda d: _main_kernel_of(
+                d,
+                "sdpa_flash",
+                lambda k: k.update(
+                    name="fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<bfloat16_t>::Params)"
+                ),
+            ),
+            "sdpa_flash: kernel 1 (flash_fwd_kernel): kernel family flash_fwd_kernel in the baseline, fmha_cutlassF",
+        ),
+        (
+            lambda d: _main_kernel_of(d, "sdpa_cudnn", lambda k: k.update(registers_per_thread=64)),
+            "sdpa_cudnn: kernel 1",
+        ),
+        (lambda d: _main_kernel_of(d, "sdpa_flash", lambda k: k.update(grid=[1, 1, 1])), "grid"),
+        (
+            lambda d: _main_kernel_of(d, "sdpa_efficient", lambda k: k.update(launch_api="cuLaunchKernelEx")),
+            "launch API",
+        ),
+        (lambda d: d["variants"].pop("sdpa_efficient"), "sdpa_efficient: measured in the baseline, missing live"),
+        (
+            lambda d: _edit_activities(d, "sdpa_flash", "kernel", up=True),
+            "sdpa_flash: kernels 1 in the baseline, 2 live",
+        ),
+        (lambda d: _scale_timing(d, "sdpa_cudnn", "device_us", 1.2), "sdpa_cudnn: device-time share moved"),
+        (
+            lambda d: d["config"].update(dtype="float16"),
+            "configuration differs (dtype bfloat16 in the baseline, float16",
+        ),
+        (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 live)"),
+        (lambda d: d["provenance"].update(torch="2.99.0"), "software differs (torch"),
+        (
+            lambda d: d["dispatch"].update(auto_backend="FLASH_ATTENTION"),
+            "un-pinned SDPA: ran CUDNN_ATTENTION in the baseline, FLASH_ATTENTION live",
+        ),
+    ],
+)
 def test_drift_names_what_changed(mutation, words):
     base = json.loads((H200 / "snapshot.json").read_text())
     live = copy.deepcopy(base)
@@ -701,7 +823,9 @@ def test_check_cli_exits_nonzero_on_a_broken_claim(tmp_path, capsys):
     assert next(c for c in CLAIMS if c.id == "naive-one-memcpy").gates
     assert not next(c for c in CLAIMS if c.id == "flash-one-kernel").gates
     # flash launching two kernels misses only observations (flash-one-kernel among them): the check passes
-    observed = _edited_copy(tmp_path, "observation", lambda data: _edit_activities(data, "sdpa_flash", "kernel", up=True))
+    observed = _edited_copy(
+        tmp_path, "observation", lambda data: _edit_activities(data, "sdpa_flash", "kernel", up=True)
+    )
     verdicts = {v.claim.id: v for v in claims.check(load_snapshot(observed), CLAIMS)}
     assert verdicts["flash-one-kernel"].status == "fail"
     assert all(v.ok for v in verdicts.values())
@@ -719,16 +843,28 @@ def test_check_cli_exits_nonzero_on_a_broken_claim(tmp_path, capsys):
 def test_the_strict_build_fails_on_a_drifted_snapshot(tmp_path):
     """A snapshot where naive launched two copies (a truth broken): the site must refuse to publish it."""
     folder = _edited_copy(tmp_path, "snap", _second_memcpy)
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
-               ATTN_EXAMPLES_SNAPSHOT=str(folder), MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        ATTN_EXAMPLES_MEASURE="snapshot",
+        ATTN_EXAMPLES_SNAPSHOT=str(folder),
+        MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode != 0
     assert "claim 'naive-one-memcpy'" in done.stderr and "naive.memcpys = 2, expected == 1" in done.stderr
     assert "NVIDIA H200" in done.stderr
 
 
 # ---- timed claims: decided by their interval ------------------------------------------------------
+
 
 def _set_blocks(data: dict, variant: str, field: str, blocks: list[float]) -> None:
     stats = data["variants"][variant]["timing"][field]
@@ -741,11 +877,14 @@ def _verdict(data: dict, claim_id: str) -> claims.Verdict:
     return claims.evaluate(next(c for c in CLAIMS if c.id == claim_id), snapshot_from_dict(data))
 
 
-@pytest.mark.parametrize("ratios, status", [
-    ([1.6 + 0.01 * i for i in range(12)], "pass"),
-    ([1.3 + 0.01 * i for i in range(12)], "fail"),
-    ([1.35 + 0.03 * i for i in range(12)], "unsure"),     # 1.35 ... 1.68: straddles 1.5
-])
+@pytest.mark.parametrize(
+    "ratios, status",
+    [
+        ([1.6 + 0.01 * i for i in range(12)], "pass"),
+        ([1.3 + 0.01 * i for i in range(12)], "fail"),
+        ([1.35 + 0.03 * i for i in range(12)], "unsure"),  # 1.35 ... 1.68: straddles 1.5
+    ],
+)
 def test_a_timed_claim_is_decided_by_the_interval_of_its_paired_blocks(ratios, status):
     data = json.loads((H200 / "snapshot.json").read_text())
     flash = [100.0 + i for i in range(12)]
@@ -760,8 +899,12 @@ def test_an_unsure_truth_does_not_fail_the_build_but_is_not_stated():
     data = json.loads((H200 / "snapshot.json").read_text())
     inplace = [100.0] * 12
     _set_blocks(data, "naive_inplace", "device_us", inplace)
-    _set_blocks(data, "naive", "device_us", [100.0 * r for r in (0.9, 0.95, 0.98, 1.0, 1.02, 1.03, 1.05, 1.06,
-                                                                    1.08, 1.1, 1.12, 1.2)])
+    _set_blocks(
+        data,
+        "naive",
+        "device_us",
+        [100.0 * r for r in (0.9, 0.95, 0.98, 1.0, 1.02, 1.03, 1.05, 1.06, 1.08, 1.1, 1.12, 1.2)],
+    )
     verdict = _verdict(data, "inplace-faster")
     assert verdict.claim.gates and verdict.status == "unsure" and verdict.ok
 

@@ -22,7 +22,7 @@ def test_diff_puts_two_snapshots_side_by_side(cpu_snapshot_dir, capsys):
 def test_diff_names_what_differs_and_compares_shares_across_configurations(capsys, monkeypatch):
     """Two devices at one configuration compare times; two configurations compare only each
     variant's share of its own run (their raw times measure different work)."""
-    monkeypatch.setenv("COLUMNS", "300")   # one line per table row: headers whole
+    monkeypatch.setenv("COLUMNS", "300")  # one line per table row: headers whole
     snapshots = Path(__file__).resolve().parent.parent / "snapshots"
     assert main(["diff", str(snapshots / "cpu"), str(snapshots / "nvidia-h200")]) == 0
     out = " ".join(capsys.readouterr().out.split())
@@ -50,8 +50,25 @@ def test_unknown_variant_on_the_command_line(tmp_path, capsys):
 @pytest.mark.measure
 def test_measure_writes_a_loadable_snapshot(tmp_path, capsys):
     out = tmp_path / "snap"
-    args = ["measure", "--device", "cpu", "--variants", "naive_inplace", "sdpa_cudnn", "--batch", "1",
-            "--heads", "1", "--seq-len", "64", "--head-dim", "32", "--quiet", "-o", str(out)]
+    args = [
+        "measure",
+        "--device",
+        "cpu",
+        "--variants",
+        "naive_inplace",
+        "sdpa_cudnn",
+        "--batch",
+        "1",
+        "--heads",
+        "1",
+        "--seq-len",
+        "64",
+        "--head-dim",
+        "32",
+        "--quiet",
+        "-o",
+        str(out),
+    ]
     assert main(args) == 0
     data = json.loads((out / "snapshot.json").read_text())
     assert list(data["variants"]) == ["naive_inplace", "sdpa_cudnn"]
@@ -74,7 +91,7 @@ def test_show_and_check_print_a_snapshots_brackets_as_text(tmp_path, capsys, mon
     for activity in gpu:
         activity["name"] = activity["name"] + " [with T=float]"
     (folder / "snapshot.json").write_text(json.dumps(data))
-    monkeypatch.setenv("COLUMNS", "400")      # no folding: each name on one line
+    monkeypatch.setenv("COLUMNS", "400")  # no folding: each name on one line
     assert main(["show", str(folder), "--full-names"]) == 0
     out = capsys.readouterr().out
     assert "GPU [bold]X[/bold] [/]" in out and "[with T=float]" in out
@@ -97,7 +114,7 @@ def test_show_reads_well_at_80_columns(capsys, monkeypatch):
 
     tokens = " ".join(lines).split()
     snap = load_snapshot(REPO_SNAPSHOTS / "nvidia-h200")
-    for variant_id, result in snap.variants.items():     # every duration and grid whole, none cut short
+    for variant_id, result in snap.variants.items():  # every duration and grid whole, none cut short
         for row in views.kernel_rows(result):
             assert f"{row['dur_us']:,.1f}" in tokens, (variant_id, row["name"], row["dur_us"])
     summary = {row["id"]: row for row in views.summary_rows(snap)}

@@ -47,8 +47,11 @@ def test_every_path_it_names_exists(mention: str) -> None:
     target = REPO / path
     assert target.exists(), f"CONTRIBUTING.md names {path}, which does not exist"
     if test_name:
-        names = {n.name for n in ast.walk(ast.parse(target.read_text(encoding="utf-8")))
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        names = {
+            n.name
+            for n in ast.walk(ast.parse(target.read_text(encoding="utf-8")))
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         assert test_name in names, f"CONTRIBUTING.md names {mention}: no such test in {path}"
 
 
@@ -64,7 +67,7 @@ def _subcommands() -> set[str]:
 
     from attn_examples import cli
 
-    actions = cli.build_parser()._actions   # noqa: SLF001
+    actions = cli.build_parser()._actions
     return {name for a in actions if isinstance(a, argparse._SubParsersAction) for name in a.choices}
 
 
@@ -83,7 +86,9 @@ def test_every_module_it_runs_exists() -> None:
 
 
 # `path` `NAME` and `NAME` in `path`: a name of a module the text tells a newcomer to edit.
-_NAMED_IN = re.compile(r"`(attn_examples/[\w/]+\.py)`,? `([A-Za-z_][\w.]*)`|`([A-Za-z_][\w]*)` in `(attn_examples/[\w/]+\.py)`")
+_NAMED_IN = re.compile(
+    r"`(attn_examples/[\w/]+\.py)`,? `([A-Za-z_][\w.]*)`|`([A-Za-z_][\w]*)` in `(attn_examples/[\w/]+\.py)`"
+)
 
 
 def test_every_name_it_points_into_a_module_exists() -> None:
@@ -92,8 +97,9 @@ def test_every_name_it_points_into_a_module_exists() -> None:
     for path, name in pairs:
         source = (REPO / path).read_text(encoding="utf-8")
         head = name.split(".")[0]
-        assert re.search(rf"^\s*(?:def |class )?{re.escape(head)}\b", source, re.M), \
+        assert re.search(rf"^\s*(?:def |class )?{re.escape(head)}\b", source, re.M), (
             f"CONTRIBUTING.md points to {name} in {path}, which has no such name"
+        )
 
 
 # Upper-case words in backticks that are not names in the code: a log level, GPU names, an
@@ -111,7 +117,10 @@ def test_every_constant_and_function_it_names_is_defined_in_the_package() -> Non
     dotted = {s.split(".")[-1] for s in spans if re.fullmatch(r"(?:\w+_hooks|figures|site)\.[a-z_]\w*", s)}
     functions = {s for s in spans if re.fullmatch(r"(?:draw|on|_?first)_\w+", s)}
     missing = [c for c in sorted(constants) if not re.search(rf"^\s*{c}\b[^=\n]*=", _PACKAGE, re.M)]
-    missing += [f for f in sorted(calls | dotted | functions)
-                if not re.search(rf"^\s*(?:def|class) {f}\b|^\s*{f}\s*=", _PACKAGE, re.M)]
+    missing += [
+        f
+        for f in sorted(calls | dotted | functions)
+        if not re.search(rf"^\s*(?:def|class) {f}\b|^\s*{f}\s*=", _PACKAGE, re.M)
+    ]
     assert constants and calls, "the text names no constant or call"
     assert not missing, f"CONTRIBUTING.md names what attn_examples/ does not define: {missing}"

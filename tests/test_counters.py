@@ -19,7 +19,7 @@ def test_ncu_details_csv_becomes_one_record_per_kernel():
     kernels = counters.parse_csv(FIXTURE.read_text())
     assert [k["name"][:26] for k in kernels] == ["void pytorch_flash::flash_", "Memset"]
     flash = kernels[0]
-    assert flash["metrics"]["dram__bytes_read.sum"] == 1234567.0      # thousands separators removed
+    assert flash["metrics"]["dram__bytes_read.sum"] == 1234567.0  # thousands separators removed
     assert flash["units"]["dram__bytes_read.sum"] == "byte"
     assert flash["block"] == "(128, 1, 1)" and flash["grid"] == "(8, 8, 16)"
 
@@ -34,13 +34,23 @@ def test_output_without_a_csv_is_an_error_that_keeps_ncus_words():
 
 
 def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_keeps_a_report():
-    cmd = counters.command("ncu", '{"seq_len": 1024}', ["sdpa_flash", "naive"], ["dram__bytes_read.sum"], "r.ncu-rep",
-                           "go.json", "python")
+    cmd = counters.command(
+        "ncu", '{"seq_len": 1024}', ["sdpa_flash", "naive"], ["dram__bytes_read.sum"], "r.ncu-rep", "go.json", "python"
+    )
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[cmd.index("--cache-control") + 1] == "all"
     assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--nvtx-include"] == ["sdpa_flash/", "naive/"]
-    assert cmd[-9:] == ["python", "-m", "attn_examples.counters_driver", "--config", '{"seq_len": 1024}',
-                        "--go", "go.json", "sdpa_flash", "naive"]
+    assert cmd[-9:] == [
+        "python",
+        "-m",
+        "attn_examples.counters_driver",
+        "--config",
+        '{"seq_len": 1024}',
+        "--go",
+        "go.json",
+        "sdpa_flash",
+        "naive",
+    ]
     assert cmd[cmd.index("--metrics") + 1] == "dram__bytes_read.sum"
     assert cmd[cmd.index("--export") + 1] == "r.ncu-rep"
     assert counters.import_command("ncu", "r.ncu-rep", True)[-2:] == ["--print-nvtx-rename", "kernel"]
@@ -65,8 +75,10 @@ def test_each_kernel_belongs_to_the_variant_whose_nvtx_range_it_ran_in():
 
 
 def test_a_kernel_outside_the_variants_ranges_or_a_variant_without_kernels_is_an_error():
-    for renamed, ids, words in ((_renamed("sdpa_flash", "mystery"), ["sdpa_flash"], "'mystery'"),
-                                (_renamed("sdpa_flash", "sdpa_flash"), ["sdpa_flash", "naive"], "no kernel of naive")):
+    for renamed, ids, words in (
+        (_renamed("sdpa_flash", "mystery"), ["sdpa_flash"], "'mystery'"),
+        (_renamed("sdpa_flash", "sdpa_flash"), ["sdpa_flash", "naive"], "no kernel of naive"),
+    ):
         try:
             counters.by_variant(FIXTURE.read_text(), renamed, ids)
         except counters.CountersError as exc:
@@ -90,7 +102,7 @@ def test_metrics_a_gpu_does_not_offer_are_left_out_and_named():
     wanted, missing = counters.split_metrics(offered)
     assert "dram__bytes_read.sum" in wanted and "dram__bytes_write.sum" in missing
     assert "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active" in wanted
-    assert "sm__inst_executed_pipe_tensor_op_gmma.sum" in missing        # an A100 has no wgmma
+    assert "sm__inst_executed_pipe_tensor_op_gmma.sum" in missing  # an A100 has no wgmma
     # launch statistics are computed, not counted: ncu does not list them, we ask anyway
     assert {"launch__occupancy_limit_shared_mem", "sm__maximum_warps_per_active_cycle_pct"} <= set(wanted)
     assert set(wanted) | set(missing) == set(counters.METRICS)
@@ -138,6 +150,7 @@ def test_counters_command_on_a_cpu_snapshot_records_the_reason(tmp_path):
 
 # ---- what the counters say (hardware.py), on a snapshot with a synthetic counters section -------------
 
+
 def _with_counters(kernel_metrics: list[dict[str, float]], variant: str = "sdpa_flash"):
     import json
 
@@ -145,26 +158,47 @@ def _with_counters(kernel_metrics: list[dict[str, float]], variant: str = "sdpa_
 
     data = json.loads((REPO / "snapshots" / "nvidia-h200" / "snapshot.json").read_text())
     names = [a["name"] for a in data["variants"][variant]["profile"]["steps"][0]["gpu"] if a["kind"] == "kernel"]
-    data["counters"] = {"available": True, "reason": None, "tool": "ncu test", "command": "ncu ...", "wall_s": 1.0,
-                        "missing_metrics": [], "measured_at": None, "git_commit": None, "variants": {variant: [
-                            {"name": name, "block": "(128, 1, 1)", "grid": "(1, 1, 1)", "metrics": m,
-                             "units": {k: "" for k in m}} for name, m in zip(names, kernel_metrics)]}}
+    data["counters"] = {
+        "available": True,
+        "reason": None,
+        "tool": "ncu test",
+        "command": "ncu ...",
+        "wall_s": 1.0,
+        "missing_metrics": [],
+        "measured_at": None,
+        "git_commit": None,
+        "variants": {
+            variant: [
+                {"name": name, "block": "(128, 1, 1)", "grid": "(1, 1, 1)", "metrics": m, "units": dict.fromkeys(m, "")}
+                for name, m in zip(names, kernel_metrics)
+            ]
+        },
+    }
     return snapshot_from_dict(data)
 
 
 def test_hbm_bytes_and_flops_are_summed_and_set_against_the_shape():
     from attn_examples import hardware
 
-    snap = _with_counters([{"dram__bytes_read.sum": 3 * 2**24, "dram__bytes_write.sum": 2**24,
-                            "sm__ops_path_tensor_src_bf16_dst_fp32.sum": 2e9,
-                            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6,
-                            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
-                            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
-                            "gpu__time_duration.sum": 1e5,
-                            "launch__occupancy_limit_registers": 2, "launch__occupancy_limit_shared_mem": 3,
-                            "launch__occupancy_limit_warps": 16, "launch__occupancy_limit_blocks": 32}])
+    snap = _with_counters(
+        [
+            {
+                "dram__bytes_read.sum": 3 * 2**24,
+                "dram__bytes_write.sum": 2**24,
+                "sm__ops_path_tensor_src_bf16_dst_fp32.sum": 2e9,
+                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6,
+                "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
+                "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
+                "gpu__time_duration.sum": 1e5,
+                "launch__occupancy_limit_registers": 2,
+                "launch__occupancy_limit_shared_mem": 3,
+                "launch__occupancy_limit_warps": 16,
+                "launch__occupancy_limit_blocks": 32,
+            }
+        ]
+    )
     totals = hardware.variant_totals(snap, "sdpa_flash")
-    assert totals["dram_bytes"] == 4 * 2**24 and totals["dram_per_qkvo"] == 1.0   # [8,16,1024,64] bf16
+    assert totals["dram_bytes"] == 4 * 2**24 and totals["dram_per_qkvo"] == 1.0  # [8,16,1024,64] bf16
     assert totals["flops"] == 2e9 + 2e6 and totals["main_limiter"] == "registers"
     assert totals["matched_kineto"] and totals["main_est_occupancy_pct"] is not None
     assert abs(totals["tflops"] - totals["flops"] / 1e-4 / 1e12) < 1e-9
@@ -182,10 +216,14 @@ def test_kernels_that_do_not_line_up_with_kineto_get_no_estimate():
 def test_kernel_base_names_agree_across_the_two_demanglers():
     from attn_examples.hardware import base_name
 
-    assert base_name("void at::native::vectorized_elementwise_kernel<4, at::native::X>(int, T)") == \
-        base_name("void at::vectorized_elementwise_kernel<4, at::X>(int, T)") == "vectorized_elementwise_kernel"
-    assert base_name("void (anonymous namespace)::softmax_warp_forward<float>(float*)") == \
-        base_name("void <unnamed>::softmax_warp_forward<float>(float*)")
+    assert (
+        base_name("void at::native::vectorized_elementwise_kernel<4, at::native::X>(int, T)")
+        == base_name("void at::vectorized_elementwise_kernel<4, at::X>(int, T)")
+        == "vectorized_elementwise_kernel"
+    )
+    assert base_name("void (anonymous namespace)::softmax_warp_forward<float>(float*)") == base_name(
+        "void <unnamed>::softmax_warp_forward<float>(float*)"
+    )
 
 
 def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypatch):
@@ -233,8 +271,10 @@ def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
     """No spill counter in the pass: 'cuDNN stores 0 B to local memory' must not pass by default."""
     from attn_examples import claims, metrics
 
-    snap = _with_counters([{"dram__bytes_read.sum": 1.0, "dram__bytes_write.sum": 1.0,
-                            "gpu__time_duration.sum": 1.0}], variant="sdpa_cudnn")
+    snap = _with_counters(
+        [{"dram__bytes_read.sum": 1.0, "dram__bytes_write.sum": 1.0, "gpu__time_duration.sum": 1.0}],
+        variant="sdpa_cudnn",
+    )
     try:
         metrics.metric(snap, "counters.sdpa_cudnn.local_store_bytes")
     except metrics.UnknownMetric:
@@ -243,7 +283,7 @@ def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
         raise AssertionError("a missing counter read as a number")
     claim = next(c for c in claims.load_claims() if c.id == "cudnn-no-spills")
     verdict = claims.evaluate(claim, snap)
-    assert verdict.status != "pass"     # an observation: not measured here, never observed by default
+    assert verdict.status != "pass"  # an observation: not measured here, never observed by default
 
 
 def test_a_truth_whose_counter_is_missing_fails_and_an_observation_does_not_apply():
@@ -274,16 +314,23 @@ def fake_ncu(tmp_path, monkeypatch):
 
 def test_the_pass_gets_ready_first_profiles_on_go_and_keeps_only_the_named_variants(fake_ncu, tmp_path):
     seen: list[str] = []
-    run = counters.CountersPass({"seq_len": 1024}, ["naive", "sdpa_flash", "sdpa_cudnn"], timeout_s=60,
-                                log_dir=tmp_path / "log", progress=seen.append)
+    run = counters.CountersPass(
+        {"seq_len": 1024},
+        ["naive", "sdpa_flash", "sdpa_cudnn"],
+        timeout_s=60,
+        log_dir=tmp_path / "log",
+        progress=seen.append,
+    )
     assert run.wait_ready(30)
-    assert seen == []                                   # nothing profiled before go
-    run.go(["sdpa_flash", "naive", "flex"])             # flex was no candidate: ignored
+    assert seen == []  # nothing profiled before go
+    run.go(["sdpa_flash", "naive", "flex"])  # flex was no candidate: ignored
     section = run.finish()
     assert section["available"], section["reason"]
     assert seen == ["sdpa_flash", "naive"]
     assert {v: [k["name"] for k in ks] for v, ks in section["variants"].items()} == {
-        "sdpa_flash": ["kernel_of_sdpa_flash"], "naive": ["kernel_of_naive"]}
+        "sdpa_flash": ["kernel_of_sdpa_flash"],
+        "naive": ["kernel_of_naive"],
+    }
     assert section["tool"].endswith("2099.1.0.0 (fake)")
     assert "<config>" in section["command"] and "--nvtx-include sdpa_flash/" in section["command"]
     assert (tmp_path / "log" / "details-by-range.csv").exists()
@@ -299,7 +346,7 @@ def test_an_aborted_pass_leaves_no_process(fake_ncu, monkeypatch):
     assert run._proc is not None and run._proc.poll() is not None
 
 
-REAL = REPO / "tests" / "data" / "ncu-h200"   # one ncu run on the H200 (command.txt), the CSV it read back
+REAL = REPO / "tests" / "data" / "ncu-h200"  # one ncu run on the H200 (command.txt), the CSV it read back
 
 
 def test_a_real_h200_report_reads_as_the_committed_counters_and_in_base_units():
@@ -308,8 +355,8 @@ def test_a_real_h200_report_reads_as_the_committed_counters_and_in_base_units():
     every unit is a base unit (bytes, not ncu's choice of Mbyte or Gbyte)."""
     import gzip
 
-    named = gzip.open(REAL / "details.csv.gz", "rt").read()
-    ranged = gzip.open(REAL / "details-by-range.csv.gz", "rt").read()
+    named = gzip.decompress((REAL / "details.csv.gz").read_bytes()).decode()
+    ranged = gzip.decompress((REAL / "details-by-range.csv.gz").read_bytes()).decode()
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     ids = list(snap.counters.variants)
     variants = counters.by_variant(named, ranged, ids)

@@ -51,11 +51,16 @@ def test_kernel_counts_agree_with_the_profilers_own_key_averages(variant_id):
         prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=3, wait=0, warmup=1, active=3)
     parsed = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)
     ours = Counter(a["name"] for step in parsed["steps"] for a in step["gpu"])
-    theirs = Counter({e.key: e.count for e in prof.key_averages()
-                      if e.device_type == torch.autograd.DeviceType.CUDA and e.key != variant.label})
+    theirs = Counter(
+        {
+            e.key: e.count
+            for e in prof.key_averages()
+            if e.device_type == torch.autograd.DeviceType.CUDA and e.key != variant.label
+        }
+    )
     assert sum(ours.values()) > 0
     missing = ours - theirs
-    assert not missing, missing                                   # nothing we count that it did not
+    assert not missing, missing  # nothing we count that it did not
     extra = sum((theirs - ours).values())
     assert extra <= parsed["unattributed_gpu"], (theirs - ours, parsed["unattributed_gpu"])
 

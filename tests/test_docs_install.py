@@ -32,8 +32,9 @@ class DocsEnv:
     env: dict[str, str]
 
     def run(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(a) for a in args], cwd=REPO, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(
+            [str(a) for a in args], cwd=REPO, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
 
 
 def _unavailable(reason: str) -> None:
@@ -66,8 +67,14 @@ def docs_env(tmp_path_factory: pytest.TempPathFactory) -> DocsEnv:
     venv = tmp_path_factory.mktemp("docs-install") / "venv"
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env.update(UV_PROJECT_ENVIRONMENT=str(venv), NO_MKDOCS_2_WARNING="1")
-    made = subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [uv, "venv", "--quiet", "--python", sys.executable, str(venv)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 0, made.stderr
     sync = [uv, "sync", "--locked", "--quiet", "--extra", "docs"] + ([] if _pypi_answers() else ["--offline"])
     done = subprocess.run(sync, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
@@ -92,8 +99,14 @@ def test_the_docs_install_builds_the_site_strictly(docs_env: DocsEnv, tmp_path: 
 
     env = dict(docs_env.env, ATTN_EXAMPLES_MEASURE="snapshot", MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nbcache"))
     env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
-    done = subprocess.run([str(docs_env.venv / "bin" / "mkdocs"), "build", "--strict", "-d", str(tmp_path / "site")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [str(docs_env.venv / "bin" / "mkdocs"), "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     rows = [r for r in views.summary_rows(load_snapshot(DEFAULT_SNAPSHOT)) if r["available"]]
     assert rows
@@ -101,7 +114,7 @@ def test_the_docs_install_builds_the_site_strictly(docs_env: DocsEnv, tmp_path: 
         page = tmp_path / "site" / prefix / "index.html"
         assert page.is_file(), page
         html = page.read_text(encoding="utf-8")
-        table = html[html.index('<div class="attn-table"'):]
+        table = html[html.index('<div class="attn-table"') :]
         for row in rows:
             assert f'<td class="num">{row["kernels"]}</td>' in table, (prefix, row["id"])
             assert f"{row['device_us']:,.0f} µs" in table or f"{row['device_us']:,.1f} µs" in table, (prefix, row["id"])
@@ -109,11 +122,16 @@ def test_the_docs_install_builds_the_site_strictly(docs_env: DocsEnv, tmp_path: 
 
 def test_the_docs_install_reads_snapshots_and_refuses_measure_in_one_line(docs_env: DocsEnv, tmp_path: Path) -> None:
     cli = docs_env.venv / "bin" / "attn-examples"
-    for args in (["show", DEFAULT_SNAPSHOT], ["diff", DEFAULT_SNAPSHOT, REPO / "snapshots" / "cpu"],
-                 ["check", DEFAULT_SNAPSHOT]):
+    for args in (
+        ["show", DEFAULT_SNAPSHOT],
+        ["diff", DEFAULT_SNAPSHOT, REPO / "snapshots" / "cpu"],
+        ["check", DEFAULT_SNAPSHOT],
+    ):
         done = docs_env.run(cli, *args)
         assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-2000:])
     done = docs_env.run(cli, "measure", "--device", "cpu", "-o", tmp_path / "snap")
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "measure` extra" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "measure` extra" in done.stderr and "Traceback" not in done.stderr, (
+        done.stderr
+    )
     assert not (tmp_path / "snap").exists()

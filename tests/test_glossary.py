@@ -15,15 +15,31 @@ AVOID: dict[str, str] = {
     "數據": "數字 (a figure) or 資料 (data)",
     "變體": "實作 (a way of computing attention) or 變形 (a variation of the formula)",
     "反向傳播": "backward (the pass, as engineers say it beside forward)",
-    "內存": "記憶體", "顯存": "GPU 記憶體", "線程": "執行緒", "寄存器": "暫存器", "默認": "預設", "信息": "資訊",
-    "軟件": "軟體", "硬件": "硬體", "調用": "呼叫", "緩存": "快取", "代碼": "程式碼", "接口": "介面", "文檔": "文件",
-    "優化": "最佳化", "運行": "執行",
+    "內存": "記憶體",
+    "顯存": "GPU 記憶體",
+    "線程": "執行緒",
+    "寄存器": "暫存器",
+    "默認": "預設",
+    "信息": "資訊",
+    "軟件": "軟體",
+    "硬件": "硬體",
+    "調用": "呼叫",
+    "緩存": "快取",
+    "代碼": "程式碼",
+    "接口": "介面",
+    "文檔": "文件",
+    "優化": "最佳化",
+    "運行": "執行",
 }
 
 
 def _chinese_sources() -> list[Path]:
-    return sorted((REPO / "docs" / "zh-TW").rglob("*.md")) + sorted((REPO / "docs" / "zh-TW").rglob("*.ipynb")) + \
-        [REPO / "attn_examples" / "i18n.py"] + sorted((REPO / "attn_examples" / "claims.d").glob("*.yml"))
+    return (
+        sorted((REPO / "docs" / "zh-TW").rglob("*.md"))
+        + sorted((REPO / "docs" / "zh-TW").rglob("*.ipynb"))
+        + [REPO / "attn_examples" / "i18n.py"]
+        + sorted((REPO / "attn_examples" / "claims.d").glob("*.yml"))
+    )
 
 
 @pytest.mark.parametrize("path", _chinese_sources(), ids=lambda p: str(p.relative_to(REPO)))

@@ -122,10 +122,14 @@ def test_the_measurement_key_is_stable_and_needs_no_torch_import():
 
     from attn_examples import live_cache
 
-    probe = ("import sys; from attn_examples import live_cache; "
-             "k = live_cache.current_key('{}', 'full'); print(k.digest(), k.cudnn, 'torch' in sys.modules)")
-    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
-            for _ in range(2)]
+    probe = (
+        "import sys; from attn_examples import live_cache; "
+        "k = live_cache.current_key('{}', 'full'); print(k.digest(), k.cudnn, 'torch' in sys.modules)"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+        for _ in range(2)
+    ]
     assert runs[0][0] == runs[1][0]
     if not runs[0][1].startswith("nvidia-cudnn"):
         pytest.skip(f"cuDNN is not a pip package here ({runs[0][1]}): the key asks torch for its version")
@@ -143,7 +147,7 @@ def test_compiled_variants_compile_ahead_on_a_thread_and_run_on_the_main_one():
     config = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=64, timing_repeats=3)
     inputs = make_inputs(config, "cuda")
     ahead = compile_ahead([VARIANTS["sdpa_flash"], VARIANTS["flex"]], inputs)
-    assert list(ahead) == ["flex"]                     # only what compiles goes ahead
+    assert list(ahead) == ["flex"]  # only what compiles goes ahead
     reference = reference_output(*inputs)
     entry, blob = measure_variant(VARIANTS["flex"], config, inputs, reference, ahead=ahead["flex"])
     assert entry["available"] and blob is not None, entry["unavailable_reason"]
@@ -176,5 +180,10 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
         for mine, nvidia in zip(ours, theirs[variant_id]):
             for name in metrics:
                 a, b = mine["metrics"][name], nvidia["metrics"][name]
-                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-6)), \
-                    (variant_id, mine["name"][:40], name, a, b)
+                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-6)), (
+                    variant_id,
+                    mine["name"][:40],
+                    name,
+                    a,
+                    b,
+                )

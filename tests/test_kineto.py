@@ -8,24 +8,47 @@ from attn_examples.kineto import TraceError, consistency, parse_trace
 def _trace(steps_kernels: list[list[str]], driver_launch: str | None = None) -> dict:
     events, corr, ts = [], 1, 0.0
     for number, kernels in enumerate(steps_kernels, start=2):
-        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{number}",
-                       "ts": ts, "dur": 100.0, "tid": 1})
+        events.append(
+            {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{number}", "ts": ts, "dur": 100.0, "tid": 1}
+        )
         events.append({"ph": "X", "cat": "user_annotation", "name": "sdpa_fwd", "ts": ts + 1, "dur": 90.0, "tid": 1})
-        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::scaled_dot_product_attention",
-                       "ts": ts + 2, "dur": 80.0, "tid": 1})
+        events.append(
+            {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": "aten::scaled_dot_product_attention",
+                "ts": ts + 2,
+                "dur": 80.0,
+                "tid": 1,
+            }
+        )
         events.append({"ph": "X", "cat": "cpu_op", "name": "aten::transpose", "ts": ts + 3, "dur": 5.0, "tid": 1})
         for i, name in enumerate(kernels):
             api = driver_launch if (driver_launch and i == 0) else "cudaLaunchKernel"
             cat = "cuda_driver" if api.startswith("cu") and not api.startswith("cuda") else "cuda_runtime"
-            events.append({"ph": "X", "cat": cat, "name": api, "ts": ts + 10 + i, "dur": 2.0, "tid": 1,
-                           "args": {"correlation": corr}})
+            events.append(
+                {
+                    "ph": "X",
+                    "cat": cat,
+                    "name": api,
+                    "ts": ts + 10 + i,
+                    "dur": 2.0,
+                    "tid": 1,
+                    "args": {"correlation": corr},
+                }
+            )
             kind = "gpu_memcpy" if name.startswith("Memcpy") else "kernel"
-            args = {"correlation": corr, "grid": [8, 16, 1], "block": [128, 1, 1],
-                    "registers per thread": 255, "shared memory": 49152, "est. achieved occupancy %": 13}
+            args = {
+                "correlation": corr,
+                "grid": [8, 16, 1],
+                "block": [128, 1, 1],
+                "registers per thread": 255,
+                "shared memory": 49152,
+                "est. achieved occupancy %": 13,
+            }
             if kind == "gpu_memcpy":
                 args = {"correlation": corr, "bytes": 4096}
-            events.append({"ph": "X", "cat": kind, "name": name, "ts": ts + 50 + i, "dur": 7.0, "tid": 7,
-                           "args": args})
+            events.append({"ph": "X", "cat": kind, "name": name, "ts": ts + 50 + i, "dur": 7.0, "tid": 7, "args": args})
             corr += 1
         ts += 1000.0
     return {"traceEvents": events}
@@ -35,8 +58,10 @@ def test_activities_are_attributed_to_the_step_that_launched_them():
     steps = parse_trace(_trace([["gemm", "Memcpy DtoD (Device -> Device)"]] * 3), "sdpa_fwd")["steps"]
     assert [s["step"] for s in steps] == [2, 3, 4]
     for step in steps:
-        assert [(a["kind"], a["name"]) for a in step["gpu"]] == [("kernel", "gemm"),
-                                                                ("memcpy", "Memcpy DtoD (Device -> Device)")]
+        assert [(a["kind"], a["name"]) for a in step["gpu"]] == [
+            ("kernel", "gemm"),
+            ("memcpy", "Memcpy DtoD (Device -> Device)"),
+        ]
         kernel, copy = step["gpu"]
         assert kernel["registers_per_thread"] == 255 and kernel["shared_memory_bytes"] == 49152
         assert kernel["est_occupancy_pct"] == 13 and kernel["grid"] == [8, 16, 1]
@@ -68,8 +93,15 @@ def test_steps_that_disagree_are_flagged():
 def test_work_launched_before_the_first_active_step_is_not_attributed():
     """Seen on the H200: the warm-up step's last kernels run inside step 2's window on the GPU."""
     trace = _trace([["gemm", "softmax"], ["gemm", "softmax"]])
-    leftover = {"ph": "X", "cat": "kernel", "name": "softmax", "ts": 5.0, "dur": 50.0, "tid": 7,
-                "args": {"correlation": 999, "grid": [1, 1, 1], "block": [32, 1, 1]}}
+    leftover = {
+        "ph": "X",
+        "cat": "kernel",
+        "name": "softmax",
+        "ts": 5.0,
+        "dur": 50.0,
+        "tid": 7,
+        "args": {"correlation": 999, "grid": [1, 1, 1], "block": [32, 1, 1]},
+    }
     trace["traceEvents"].append(leftover)
     parsed = parse_trace(trace, "sdpa_fwd")
     assert parsed["unattributed_gpu"] == 1

@@ -8,33 +8,39 @@ from attn_examples import lint
 from tests.conftest import REPO
 
 
-@pytest.mark.parametrize("typed, rule", [
-    ("Flash takes 97 µs per call.", "number with a unit"),
-    ("The forward launches 5 kernels.", "a count"),
-    ("每次 forward 啟動 5 個 kernel。", "a count"),
-    ("Each thread holds 255 registers.", "a count"),
-    ("It is 2.8× slower.", "number with a unit"),
-    ("A score matrix is 256 MiB.", "number with a unit"),
-    ("at 1,024 tokens", "a count"),
-    ("The GEMMs are `nvjet_sm90_tst_256x128` kernels.", "a kernel name"),
-    ("cuDNN generated an sm90 kernel with knob_7.", "a kernel name"),
-    ("It is launched with `cuLaunchKernelEx`.", "a launch API"),
-    ("What the H200 ran", "a GPU's name"),
-])
+@pytest.mark.parametrize(
+    "typed, rule",
+    [
+        ("Flash takes 97 µs per call.", "number with a unit"),
+        ("The forward launches 5 kernels.", "a count"),
+        ("每次 forward 啟動 5 個 kernel。", "a count"),
+        ("Each thread holds 255 registers.", "a count"),
+        ("It is 2.8× slower.", "number with a unit"),
+        ("A score matrix is 256 MiB.", "number with a unit"),
+        ("at 1,024 tokens", "a count"),
+        ("The GEMMs are `nvjet_sm90_tst_256x128` kernels.", "a kernel name"),
+        ("cuDNN generated an sm90 kernel with knob_7.", "a kernel name"),
+        ("It is launched with `cuLaunchKernelEx`.", "a launch API"),
+        ("What the H200 ran", "a GPU's name"),
+    ],
+)
 def test_the_lint_finds_a_typed_measurement(typed, rule):
     findings = lint.lint_text(f"# Page\n\nSome prose.\n\n{typed}\n", "docs/en/page.md")
     assert any(f.rule == rule and f.line == 5 for f in findings), findings
 
 
-@pytest.mark.parametrize("bound", [
-    "Flash takes {{ sdpa_flash.device_us }} per call.",
-    "The forward launches {{ claim.naive-five-kernels }} kernels.",
-    "{% if holds cudnn-fastest %}cuDNN is the fastest.{% endif %}",
-    "The article measured {{ article.device_us.sdpa_flash }} on its {{ article.gpu_short }}.",
-    "```python\nx = torch.randn(8, 16, 1024, 64)  # 256 MiB\n```",
-    "See [the paper](https://arxiv.org/abs/2407.08608) (Shah and Dao, 2024).",
-    "## Registers against occupancy { #registers }",
-])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        "Flash takes {{ sdpa_flash.device_us }} per call.",
+        "The forward launches {{ claim.naive-five-kernels }} kernels.",
+        "{% if holds cudnn-fastest %}cuDNN is the fastest.{% endif %}",
+        "The article measured {{ article.device_us.sdpa_flash }} on its {{ article.gpu_short }}.",
+        "```python\nx = torch.randn(8, 16, 1024, 64)  # 256 MiB\n```",
+        "See [the paper](https://arxiv.org/abs/2407.08608) (Shah and Dao, 2024).",
+        "## Registers against occupancy { #registers }",
+    ],
+)
 def test_values_claims_quotes_code_and_links_are_not_findings(bound):
     assert lint.lint_text(f"{bound}\n", "docs/en/page.md") == []
 
@@ -57,15 +63,21 @@ def test_the_overview_says_what_the_lint_guarantees():
         assert "attn_examples/lint.py" in text and words in text, lang
 
 
-@pytest.mark.parametrize("page, found", [
-    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% endif %}\n", True),
-    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% else %}\nC\n{% endif %}\n", True),
-    ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% elif unsure cudnn-fastest %}\n"
-     "{{ claim.cudnn-fastest.undecided }}\n{% endif %}\n", False),
-    ("{% if holds cudnn-fastest %}\nA\n{% endif %}\n", False),                       # speaks only when it holds
-    ("Text {% if holds cudnn-fastest %}A{% elif fails cudnn-fastest %}B{% endif %}.\n", False),   # in a sentence
-    ("{% if holds naive-one-memcpy %}\nA\n{% elif fails naive-one-memcpy %}\nB\n{% endif %}\n", False),  # exact
-])
+@pytest.mark.parametrize(
+    "page, found",
+    [
+        ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% endif %}\n", True),
+        ("{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% else %}\nC\n{% endif %}\n", True),
+        (
+            "{% if holds cudnn-fastest %}\nA\n{% elif fails cudnn-fastest %}\nB\n{% elif unsure cudnn-fastest %}\n"
+            "{{ claim.cudnn-fastest.undecided }}\n{% endif %}\n",
+            False,
+        ),
+        ("{% if holds cudnn-fastest %}\nA\n{% endif %}\n", False),  # speaks only when it holds
+        ("Text {% if holds cudnn-fastest %}A{% elif fails cudnn-fastest %}B{% endif %}.\n", False),  # in a sentence
+        ("{% if holds naive-one-memcpy %}\nA\n{% elif fails naive-one-memcpy %}\nB\n{% endif %}\n", False),  # exact
+    ],
+)
 def test_a_paragraph_on_both_outcomes_of_a_timed_claim_must_say_what_it_says_when_unsure(page, found):
     findings = lint.lint_unsure(page, "page.md")
     assert bool(findings) is found, findings

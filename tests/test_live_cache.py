@@ -15,15 +15,35 @@ from attn_examples import live_cache, site
 from attn_examples.snapshot import load_snapshot
 from tests.conftest import REPO
 
-KEY = live_cache.MeasurementKey(gpu="NVIDIA H200", gpu_uuid="GPU-1", driver="580.159.04", cuda="13.0",
-                                cudnn="91900", torch="2.11.0+cu130", ncu="Nsight Compute 2025.3.1.0",
-                                code="abc", config='{"seq_len": 1024}', scope="full")
+KEY = live_cache.MeasurementKey(
+    gpu="NVIDIA H200",
+    gpu_uuid="GPU-1",
+    driver="580.159.04",
+    cuda="13.0",
+    cudnn="91900",
+    torch="2.11.0+cu130",
+    ncu="Nsight Compute 2025.3.1.0",
+    code="abc",
+    config='{"seq_len": 1024}',
+    scope="full",
+)
 
 
-@pytest.mark.parametrize("field, other", [("torch", "2.12.0+cu130"), ("code", "abd"), ("config", '{"seq_len": 2048}'),
-                                          ("gpu", "NVIDIA A100-SXM4-80GB"), ("gpu_uuid", "GPU-2"),
-                                          ("driver", "590.1"), ("cuda", "13.1"), ("cudnn", "92000"),
-                                          ("scope", "core"), ("ncu", "Nsight Compute 2026.1")])
+@pytest.mark.parametrize(
+    "field, other",
+    [
+        ("torch", "2.12.0+cu130"),
+        ("code", "abd"),
+        ("config", '{"seq_len": 2048}'),
+        ("gpu", "NVIDIA A100-SXM4-80GB"),
+        ("gpu_uuid", "GPU-2"),
+        ("driver", "590.1"),
+        ("cuda", "13.1"),
+        ("cudnn", "92000"),
+        ("scope", "core"),
+        ("ncu", "Nsight Compute 2026.1"),
+    ],
+)
 def test_a_change_of_any_field_misses_and_says_which(tmp_path, field, other):
     changed = dataclasses.replace(KEY, **{field: other})
     assert changed.digest() != KEY.digest()
@@ -40,18 +60,19 @@ def test_the_same_key_hits(tmp_path):
 
 
 def test_an_unfinished_or_tampered_entry_is_never_read(tmp_path):
-    folder = _entry(tmp_path, KEY)                       # measured, but key.json never written
+    folder = _entry(tmp_path, KEY)  # measured, but key.json never written
     assert not live_cache.lookup(tmp_path, KEY).hit
     (folder / live_cache.KEY_FILE).write_text('{"gpu": 3}')
     assert not live_cache.lookup(tmp_path, KEY).hit
-    with pytest.raises(ValueError, match="key.json: expected the fields"):
+    with pytest.raises(ValueError, match=r"key\.json: expected the fields"):
         live_cache.MeasurementKey.from_dict({"gpu": 3}, str(folder / live_cache.KEY_FILE))
 
 
 def _package_copy(tmp_path: Path) -> Path:
     package = tmp_path / "attn_examples"
-    shutil.copytree(REPO / "attn_examples", package, symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__", "claims.d"))
+    shutil.copytree(
+        REPO / "attn_examples", package, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "claims.d")
+    )
     return package
 
 
@@ -112,7 +133,9 @@ def stubbed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(site, "CACHE_DIR", tmp_path / "measurements")
     monkeypatch.setattr(site, "LIVE_DIR", tmp_path / "live-snapshot")
-    monkeypatch.setattr(live_cache, "current_key", lambda config, scope: dataclasses.replace(KEY, config=config, scope=scope))
+    monkeypatch.setattr(
+        live_cache, "current_key", lambda config, scope: dataclasses.replace(KEY, config=config, scope=scope)
+    )
     monkeypatch.setattr(site, "_measure_into", measure_into)
     return calls
 
@@ -120,7 +143,7 @@ def stubbed(tmp_path, monkeypatch):
 def test_a_second_build_reuses_and_live_mode_measures_afresh(stubbed, tmp_path):
     folder, reused = site._measure_live(fresh=False)
     assert not reused and len(stubbed) == 1 and load_snapshot(folder).device_slug == "cpu"
-    assert (tmp_path / "live-snapshot" / "cpu" / "snapshot.json").exists()   # where CI and `accept` look
+    assert (tmp_path / "live-snapshot" / "cpu" / "snapshot.json").exists()  # where CI and `accept` look
     assert site._measure_live(fresh=False) == (folder, True) and len(stubbed) == 1
     assert site._measure_live(fresh=True) == (folder, False) and len(stubbed) == 2
 
@@ -173,20 +196,21 @@ def test_the_cache_keeps_the_entries_used_last_and_spares_any_in_use(tmp_path):
 
     day = 86400
     folders = [_finished(tmp_path, n, age_s=(n + 1) * day) for n in range(live_cache.KEEP + 3)]
-    recent = _finished(tmp_path, 99, age_s=60)            # beyond the newest KEEP? no: used a minute ago
-    locked = folders[-1]                                   # oldest, but a build holds its lock
-    abandoned = tmp_path / ("0" * 8)                       # a crashed build's unfinished entry
+    recent = _finished(tmp_path, 99, age_s=60)  # beyond the newest KEEP? no: used a minute ago
+    locked = folders[-1]  # oldest, but a build holds its lock
+    abandoned = tmp_path / ("0" * 8)  # a crashed build's unfinished entry
     abandoned.mkdir()
     (abandoned / "snapshot.json").write_text("{}")
     import os
+
     os.utime(abandoned, (0, 0))
     with open(tmp_path / f"{locked.name}.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         removed = live_cache.prune(tmp_path)
     kept = sorted(p.parent for p in tmp_path.glob(f"*/{live_cache.KEY_FILE}"))
     assert recent in kept and locked in kept and not abandoned.exists()
-    assert set(folders[:live_cache.KEEP - 1]) <= set(kept)          # the newest by last use, with `recent`
-    assert set(removed) == set(folders[live_cache.KEEP - 1:-1]) | {abandoned}
+    assert set(folders[: live_cache.KEEP - 1]) <= set(kept)  # the newest by last use, with `recent`
+    assert set(removed) == set(folders[live_cache.KEEP - 1 : -1]) | {abandoned}
 
 
 def test_reusing_an_entry_counts_as_using_it(stubbed, tmp_path):
@@ -207,8 +231,11 @@ def test_serve_keeps_a_live_measurement_until_its_measuring_code_changes(stubbed
     monkeypatch.setattr(site, "_current", None)
     monkeypatch.setattr(site, "_pinned", None)
     monkeypatch.setattr(live_cache, "code_signature", lambda *args: signature["code"])
-    monkeypatch.setattr(live_cache, "current_key", lambda config, scope: dataclasses.replace(
-        KEY, code=signature["code"], config=config, scope=scope))
+    monkeypatch.setattr(
+        live_cache,
+        "current_key",
+        lambda config, scope: dataclasses.replace(KEY, code=signature["code"], config=config, scope=scope),
+    )
     first = site.current()
     site.refresh()
     assert site.current().snapshot.root == first.snapshot.root and len(stubbed) == 1

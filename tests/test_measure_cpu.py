@@ -24,7 +24,7 @@ def test_cuda_only_backends_are_data_not_crashes(cpu_snapshot_dir):
     for variant_id in ("sdpa_efficient", "sdpa_cudnn"):
         result = snap.variants[variant_id]
         assert not result.available and result.profile is None and result.timing is None
-        assert "No viable backend" in result.unavailable_reason          # PyTorch's own words
+        assert "No viable backend" in result.unavailable_reason  # PyTorch's own words
         assert "no CPU implementation" in result.unavailable_reason
 
 
@@ -53,8 +53,9 @@ def test_cpu_variants_are_profiled_timed_and_accurate(cpu_snapshot_dir):
 
 def test_the_hidden_copy_of_masked_fill_shows_on_the_cpu_too(cpu_snapshot_dir):
     snap = load_snapshot(cpu_snapshot_dir)
-    ops = {v: {op["name"]: op["count"] for op in views.cpu_op_rows(snap.variants[v])}
-           for v in ("naive", "naive_inplace")}
+    ops = {
+        v: {op["name"]: op["count"] for op in views.cpu_op_rows(snap.variants[v])} for v in ("naive", "naive_inplace")
+    }
     assert ops["naive"].get("aten::clone", 0) == ops["naive_inplace"].get("aten::clone", 0) + 1
 
 
@@ -80,7 +81,7 @@ def test_a_first_call_taken_ahead_is_the_one_the_entry_reports(small_config):
     entry, blob = measure_variant(VARIANTS["naive"], small_config, inputs, reference, ahead=refused)
     assert not entry["available"] and "the compiler said no" in entry["unavailable_reason"] and blob is None
     taken = first_call(VARIANTS["naive"], inputs, record_warnings=False)
-    taken.out = taken.out + 1.0                      # a first call whose output was off
+    taken.out = taken.out + 1.0  # a first call whose output was off
     off: Future = Future()
     off.set_result(taken)
     entry, _ = measure_variant(VARIANTS["naive"], small_config, inputs, reference, ahead=off)

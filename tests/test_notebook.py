@@ -18,10 +18,16 @@ def _freeze(folder: Path, device: str = "NVIDIA H200", outputs: list | None = No
     """A frozen run as `attn-examples notebook` writes it: the English source with outputs."""
     nb = json.loads(EN.read_text(encoding="utf-8"))
     for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
-        cell["outputs"] = outputs if outputs is not None else [
-            {"output_type": "stream", "name": "stdout", "text": [f"cell {i} says 3.14\n"]}]
-    nb["metadata"]["attn_examples"] = {"device": device, "executed_at": "2026-12-01T10:00:00+00:00",
-                                       "git_commit": "0123456789abcdef"}
+        cell["outputs"] = (
+            outputs
+            if outputs is not None
+            else [{"output_type": "stream", "name": "stdout", "text": [f"cell {i} says 3.14\n"]}]
+        )
+    nb["metadata"]["attn_examples"] = {
+        "device": device,
+        "executed_at": "2026-12-01T10:00:00+00:00",
+        "git_commit": "0123456789abcdef",
+    }
     folder.mkdir(parents=True, exist_ok=True)
     (folder / notebook.FROZEN).write_text(json.dumps(nb), encoding="utf-8")
     return folder
@@ -40,7 +46,9 @@ def test_one_run_gives_both_languages_the_same_outputs(tmp_path: Path) -> None:
     en, zh = _page(tmp_path, EN, "en", snap), _page(tmp_path, ZH, "zh-TW", snap)
     assert _printed(en) == _printed(zh) and "cell 1 says 3.14\n" in _printed(en)
     assert "NVIDIA H200" in "".join(en["cells"][1]["source"]) and "一次執行的輸出" in "".join(zh["cells"][1]["source"])
-    assert [c["cell_type"] for c in en["cells"]][2:] == [c["cell_type"] for c in json.loads(EN.read_text())["cells"]][1:]
+    assert [c["cell_type"] for c in en["cells"]][2:] == [c["cell_type"] for c in json.loads(EN.read_text())["cells"]][
+        1:
+    ]
 
 
 def test_without_a_run_the_page_says_so(tmp_path: Path) -> None:
@@ -61,15 +69,19 @@ def test_outputs_of_other_code_are_not_shown(tmp_path: Path) -> None:
 
 def test_comments_and_printed_words_do_not_count_as_code() -> None:
     assert notebook.code_signature('x = f(1)  # one\nprint("hello")\n') == notebook.code_signature(
-        'x = f(1)  # 一\nprint("你好")\n')
+        'x = f(1)  # 一\nprint("你好")\n'
+    )
     assert notebook.code_signature("x = f(1)\n") != notebook.code_signature("x = f(2)\n")
 
 
-@pytest.mark.parametrize("output, field", [
-    ({"output_type": "display_data", "data": {"text/html": "<script>alert(1)</script>"}}, "output_type"),
-    ({"output_type": "error", "ename": "RuntimeError", "evalue": "boom", "traceback": []}, "output_type"),
-    ({"output_type": "stream", "name": "stdout", "text": 42}, "text"),
-])
+@pytest.mark.parametrize(
+    "output, field",
+    [
+        ({"output_type": "display_data", "data": {"text/html": "<script>alert(1)</script>"}}, "output_type"),
+        ({"output_type": "error", "ename": "RuntimeError", "evalue": "boom", "traceback": []}, "output_type"),
+        ({"output_type": "stream", "name": "stdout", "text": 42}, "text"),
+    ],
+)
 def test_anything_but_plain_text_is_refused_naming_the_field(tmp_path: Path, output: dict, field: str) -> None:
     snap = _freeze(tmp_path / "snap", outputs=[output])
     with pytest.raises(notebook.NotebookError) as caught:
@@ -85,10 +97,12 @@ def test_a_device_name_is_escaped_in_the_banner(tmp_path: Path) -> None:
 
 
 def test_a_progress_bar_shows_its_last_frame(tmp_path: Path) -> None:
-    snap = _freeze(tmp_path / "snap", outputs=[{"output_type": "stream", "name": "stderr",
-                                                "text": "measuring 1/8\rmeasuring 8/8\ndone\r\nnext\n"}])
+    snap = _freeze(
+        tmp_path / "snap",
+        outputs=[{"output_type": "stream", "name": "stderr", "text": "measuring 1/8\rmeasuring 8/8\ndone\r\nnext\n"}],
+    )
     run = notebook.load_frozen(snap)
-    assert run.outputs[0][0].text == "measuring 8/8\ndone\nnext\n"   # a shell's \r\n ends a line
+    assert run.outputs[0][0].text == "measuring 8/8\ndone\nnext\n"  # a shell's \r\n ends a line
 
 
 def test_a_broken_file_is_one_line(tmp_path: Path) -> None:
@@ -100,9 +114,12 @@ def test_a_broken_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_printed_paths_leave_the_machine_behind() -> None:
-    text = (f"{notebook.REPO}/snapshots/x | /home/ann/attn-examples-snapshots/y.json\n"
-            "/opt/venv/lib/python3.12/site-packages/torch/profiler.py:224: UserWarning\n")
+    text = (
+        f"{notebook.REPO}/snapshots/x | /home/ann/attn-examples-snapshots/y.json\n"
+        "/opt/venv/lib/python3.12/site-packages/torch/profiler.py:224: UserWarning\n"
+    )
     assert notebook.portable(text, home="/home/ann") == (
-        "<repo>/snapshots/x | ~/attn-examples-snapshots/y.json\n<site-packages>/torch/profiler.py:224: UserWarning\n")
+        "<repo>/snapshots/x | ~/attn-examples-snapshots/y.json\n<site-packages>/torch/profiler.py:224: UserWarning\n"
+    )
     frozen = (REPO / "snapshots" / "nvidia-h200" / notebook.FROZEN).read_text(encoding="utf-8")
     assert "/root/" not in frozen and "/work/" not in frozen and "/opt/" not in frozen

@@ -49,8 +49,14 @@ def _simple_branches(source: str) -> list[tuple[str, str]]:
         if len(words) != 2 or words[0] != "holds":
             continue
         lines = [line.strip() for part in first.body if isinstance(part, str) for line in part.splitlines()]
-        lines = [line for line in lines if len(line) > 30 and "{{" not in line and "{%" not in line
-                 and not line.startswith(("```", "from ", "print("))]
+        lines = [
+            line
+            for line in lines
+            if len(line) > 30
+            and "{{" not in line
+            and "{%" not in line
+            and not line.startswith(("```", "from ", "print("))
+        ]
         if lines:
             out.append((words[1], max(lines, key=len)))
     return out
@@ -77,8 +83,12 @@ def _flipped(claim: claims.Claim) -> tuple[site.BuildMeasurement, site.BuildMeas
     raise AssertionError(f"{claim.id}: no committed or perturbed measurement makes it flip")
 
 
-CASES = [(page, lang, claim_id, line) for page in PAGES for lang in ("en", "zh-TW")
-         for claim_id, line in _simple_branches((REPO / "docs" / lang / page).read_text(encoding="utf-8"))]
+CASES = [
+    (page, lang, claim_id, line)
+    for page in PAGES
+    for lang in ("en", "zh-TW")
+    for claim_id, line in _simple_branches((REPO / "docs" / lang / page).read_text(encoding="utf-8"))
+]
 
 
 @pytest.mark.parametrize("page, lang, claim_id, line", CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
@@ -88,16 +98,20 @@ def test_a_branch_shows_exactly_where_its_claim_holds(page, lang, claim_id, line
     for measurement, shown in ((held, True), (failed, False)):
         try:
             rendered = pages.render_page(source, measurement, lang, f"{lang}/{page}")
-        except KeyError:        # a perturbed copy may lack a value a sentence elsewhere needs
+        except KeyError:  # a perturbed copy may lack a value a sentence elsewhere needs
             continue
         assert (line in rendered) is shown, (claim_id, measurement.snapshot.root, line)
 
 
 def test_every_claim_a_page_branches_on_can_flip():
     """Each claim a condition names has a measurement where it holds and one where it does not."""
-    branched = {claim_id for page in PAGES for lang in ("en", "zh-TW")
-                for condition, _ in prose.conditions((REPO / "docs" / lang / page).read_text(encoding="utf-8"))
-                for claim_id in re.findall(r"\b(?:holds|fails)\s+([a-z0-9-]+)", condition)}
+    branched = {
+        claim_id
+        for page in PAGES
+        for lang in ("en", "zh-TW")
+        for condition, _ in prose.conditions((REPO / "docs" / lang / page).read_text(encoding="utf-8"))
+        for claim_id in re.findall(r"\b(?:holds|fails)\s+([a-z0-9-]+)", condition)
+    }
     assert branched
     for claim_id in sorted(branched):
         held, failed = _flipped(CLAIMS[claim_id])

@@ -59,7 +59,7 @@ def test_a_failing_claim_keeps_the_other_branch():
 def test_a_claim_that_does_not_apply_removes_both_branches_without_a_trace():
     out = render(Facts({"fast": "n/a"}))
     assert "Fast" not in out and "Slow" not in out
-    assert out.startswith("Intro <a>.\nInline") and "\n\n" not in out   # tag lines leave no blank lines
+    assert out.startswith("Intro <a>.\nInline") and "\n\n" not in out  # tag lines leave no blank lines
 
 
 def test_inline_branches_and_else():
@@ -80,23 +80,29 @@ def test_values_are_asked_only_for_the_kept_text():
 
 def test_a_space_beside_a_value_goes_only_where_chinese_meets_chinese():
     values = {"who": "手寫版", "name": "efficient", "code": "<code>x</code>"}
-    out = prose.render("而 {{ who }} 至少；而 {{ name }} 至少；是 {{ code }} 的；is {{ who }} here",
-                       Facts(), values.__getitem__)
+    out = prose.render(
+        "而 {{ who }} 至少；而 {{ name }} 至少；是 {{ code }} 的；is {{ who }} here", Facts(), values.__getitem__
+    )
     assert out == "而手寫版至少；而 efficient 至少；是 <code>x</code> 的；is 手寫版 here"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{% if holds x %}open", "never closed"),
-    ("{% endif %}", "without an open"),
-    ("{% if holds x %}{% else %}{% else %}{% endif %}", "a second {% else %}"),
-    ("{% if holds x %}{% else %}{% elif holds x %}{% endif %}", "elif %} after {% else"),
-    ("{% if quickly x %}{% endif %}", "cannot read condition"),
-    ("{% if holds nope %}{% endif %}", "no claim 'nope'"),
-    ("{% if device gpu %}{% endif %}", "device takes cuda or cpu"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{% if holds x %}open", "never closed"),
+        ("{% endif %}", "without an open"),
+        ("{% if holds x %}{% else %}{% else %}{% endif %}", "a second {% else %}"),
+        ("{% if holds x %}{% else %}{% elif holds x %}{% endif %}", "elif %} after {% else"),
+        ("{% if quickly x %}{% endif %}", "cannot read condition"),
+        ("{% if holds nope %}{% endif %}", "no claim 'nope'"),
+        ("{% if device gpu %}{% endif %}", "device takes cuda or cpu"),
+    ],
+)
 def test_a_malformed_template_names_the_line(text, message):
-    with pytest.raises(prose.ProseError, match="page.md:1: .*" + message.replace("{", r"\{").replace("}", r"\}")
-                       .replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        prose.ProseError,
+        match="page.md:1: .*" + message.replace("{", r"\{").replace("}", r"\}").replace("(", r"\(").replace(")", r"\)"),
+    ):
         prose.render(text, Facts({"x": "pass"}), str, where="page.md")
 
 
@@ -106,16 +112,22 @@ def test_an_unknown_claim_fails_even_in_a_branch_not_taken():
 
 
 def test_the_skeleton_compares_languages_by_branches_values_and_blocks():
-    en = "{% if holds x %}It took {{ t }} and {{ u }}.{% endif %}\n```python exec=\"1\"\nfrom attn_examples.site import en as site\n```\n"
-    zh = "{% if holds x %}{{ u }} 之後花了 {{ t }}。{% endif %}\n```python exec=\"1\"\nfrom attn_examples.site import zh_TW as site\n```\n"
+    en = '{% if holds x %}It took {{ t }} and {{ u }}.{% endif %}\n```python exec="1"\nfrom attn_examples.site import en as site\n```\n'
+    zh = '{% if holds x %}{{ u }} 之後花了 {{ t }}。{% endif %}\n```python exec="1"\nfrom attn_examples.site import zh_TW as site\n```\n'
     assert prose.structure(en) == prose.structure(zh)
     assert prose.structure(en) != prose.structure(zh.replace("{{ u }}", "{{ v }}"))
     assert prose.structure(en) != prose.structure(zh.replace("holds x", "fails x"))
 
 
-@pytest.mark.parametrize("status, holds, fails, unsure, applies", [
-    ("pass", True, False, False, True), ("fail", False, True, False, True), ("unsure", False, False, True, True),
-    ("n/a", False, False, False, False)])
+@pytest.mark.parametrize(
+    "status, holds, fails, unsure, applies",
+    [
+        ("pass", True, False, False, True),
+        ("fail", False, True, False, True),
+        ("unsure", False, False, True, True),
+        ("n/a", False, False, False, False),
+    ],
+)
 def test_each_predicate_on_each_verdict(status, holds, fails, unsure, applies):
     facts = Facts({"x": status})
     assert prose.evaluate("holds x", facts) is holds
@@ -133,8 +145,12 @@ def test_an_unsure_claim_keeps_only_its_own_branch():
 
 
 def test_no_space_is_left_between_chinese_characters_but_code_keeps_its_own():
-    html = ("<p>主機端成本，\n  只有在比較大時。\nflash 與\ncuDNN</p><pre>第一行\n第二行</pre><p>之前，\n自己</p>"
-            "<p><strong>完全不比。</strong> 不同；只 <em>寫</em> 了；以 <code>torch.randn</code> 產生</p>")
-    assert prose.join_wide_lines(html) == ("<p>主機端成本，只有在比較大時。\nflash 與\ncuDNN</p>"
-                                           "<pre>第一行\n第二行</pre><p>之前，自己</p>"
-                                           "<p><strong>完全不比。</strong>不同；只<em>寫</em>了；以 <code>torch.randn</code> 產生</p>")
+    html = (
+        "<p>主機端成本，\n  只有在比較大時。\nflash 與\ncuDNN</p><pre>第一行\n第二行</pre><p>之前，\n自己</p>"
+        "<p><strong>完全不比。</strong> 不同；只 <em>寫</em> 了；以 <code>torch.randn</code> 產生</p>"
+    )
+    assert prose.join_wide_lines(html) == (
+        "<p>主機端成本，只有在比較大時。\nflash 與\ncuDNN</p>"
+        "<pre>第一行\n第二行</pre><p>之前，自己</p>"
+        "<p><strong>完全不比。</strong>不同；只<em>寫</em>了；以 <code>torch.randn</code> 產生</p>"
+    )

@@ -21,10 +21,12 @@ REPO = Path(__file__).resolve().parent.parent
 def _config(tmp: Path, docs: Path, with_publish_hook: bool = True) -> Path:
     text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     text = text.replace("docs_dir: docs", f"docs_dir: {docs}")
-    text = re.sub(r"^  - attn_examples/(\w+\.py)$", lambda m: f"  - {REPO / 'attn_examples' / m.group(1)}",
-                  text, flags=re.M)
-    text = re.sub(r"^  - (attn_examples|snippets|snapshots)$", lambda m: f"  - {REPO / m.group(1)}", text,
-                  flags=re.M)   # watched by `mkdocs serve`; MkDocs checks that they exist
+    text = re.sub(
+        r"^  - attn_examples/(\w+\.py)$", lambda m: f"  - {REPO / 'attn_examples' / m.group(1)}", text, flags=re.M
+    )
+    text = re.sub(
+        r"^  - (attn_examples|snippets|snapshots)$", lambda m: f"  - {REPO / m.group(1)}", text, flags=re.M
+    )  # watched by `mkdocs serve`; MkDocs checks that they exist
     if not with_publish_hook:
         text = text.replace(f"  - {REPO / 'attn_examples' / 'publish_hooks.py'}\n", "")
     text = text.replace("base_path: [snippets]", f"base_path: [{REPO / 'snippets'}]")
@@ -37,17 +39,30 @@ def _broken_docs(tmp: Path) -> Path:
     docs = tmp / "docs"
     shutil.copytree(REPO / "docs", docs)
     about = docs / "en" / "about.md"
-    about.write_text(about.read_text(encoding="utf-8") +
-                     '\n\n```python exec="1"\nraise RuntimeError("injected into the page")\n```\n', encoding="utf-8")
+    about.write_text(
+        about.read_text(encoding="utf-8")
+        + '\n\n```python exec="1"\nraise RuntimeError("injected into the page")\n```\n',
+        encoding="utf-8",
+    )
     return docs
 
 
 def _build(config: Path, site: Path, tmp: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ATTN_EXAMPLES_MEASURE": "snapshot", "NO_MKDOCS_2_WARNING": "1",
-           "MKDOCS_JUPYTER_CACHE_DIR": str(tmp / "nbcache")}
+    env = {
+        **os.environ,
+        "ATTN_EXAMPLES_MEASURE": "snapshot",
+        "NO_MKDOCS_2_WARNING": "1",
+        "MKDOCS_JUPYTER_CACHE_DIR": str(tmp / "nbcache"),
+    }
     env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-                          capture_output=True, text=True, timeout=900, cwd=REPO, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=REPO,
+        env=env,
+    )
 
 
 def test_a_failed_strict_build_leaves_the_output_folder_as_it_was(tmp_path: Path) -> None:

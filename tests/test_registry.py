@@ -9,11 +9,15 @@ def test_registry_has_the_articles_six_variants():
     assert list(VARIANTS)[:6] == ["naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn"]
     assert [v.id for v in VARIANTS.values() if not v.in_article] == ["flex", "naive_compiled"]
     assert {v.backend for v in VARIANTS.values() if v.family == "sdpa"} == {
-        "MATH", "EFFICIENT_ATTENTION", "FLASH_ATTENTION", "CUDNN_ATTENTION"}
+        "MATH",
+        "EFFICIENT_ATTENTION",
+        "FLASH_ATTENTION",
+        "CUDNN_ATTENTION",
+    }
 
 
 def test_unknown_variant_error_lists_the_known_ids():
-    with pytest.raises(KeyError, match="unknown variant 'flash3'.*sdpa_flash"):
+    with pytest.raises(KeyError, match=r"unknown variant 'flash3'.*sdpa_flash"):
         get_variant("flash3")
 
 
@@ -72,13 +76,16 @@ def test_config_rejects_bad_values():
         AttnConfig(seq_len=0)
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4", False),
-    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", True),
-    ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<...>)", True),
-    ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0", True),
-    ("void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>", None),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4", False),
+        ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", True),
+        ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<...>)", True),
+        ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0", True),
+        ("void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>", None),
+    ],
+)
 def test_tensor_core_use_is_read_off_kernel_names_seen_on_the_h200(name, expected):
     from attn_examples.views import uses_tensor_cores
 

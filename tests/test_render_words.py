@@ -8,15 +8,19 @@ from attn_examples import render, views
 
 def test_lists_read_naturally_in_both_languages() -> None:
     assert render.join_words(["a", "b", "c"], "en") == "a, b and c"
-    assert render.join_words(["8,192", "16,384"], "zh-TW") == "8,192 與 16,384"          # a space beside digits
-    assert render.join_words(["1（flash）", "2（cuDNN）"], "zh-TW") == "1（flash）與 2（cuDNN）"  # none beside a bracket
+    assert render.join_words(["8,192", "16,384"], "zh-TW") == "8,192 與 16,384"  # a space beside digits
+    assert (
+        render.join_words(["1（flash）", "2（cuDNN）"], "zh-TW") == "1（flash）與 2（cuDNN）"
+    )  # none beside a bracket
     assert render.join_words(["手寫版", "math"], "zh-TW") == "手寫版與 math"
     assert render.join_words(["only"], "zh-TW") == "only"
 
 
 def test_a_refusal_is_quoted_short_with_the_whole_message_on_hover() -> None:
-    reason = ("Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float, "
-              "Key dtype: float, and Value dtype: float instead.")
+    reason = (
+        "Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float, "
+        "Key dtype: float, and Value dtype: float instead."
+    )
     html = render.reason_html(reason)
     assert html.startswith('<q class="attn-reason" lang="en" title="Expected query')
     assert ">Expected query, key and value to all be of dtype: {Half, BFloat16}.</q>" in html
@@ -26,9 +30,11 @@ def test_a_refusal_is_quoted_short_with_the_whole_message_on_hover() -> None:
 
 
 def test_pytorchs_no_viable_backend_preamble_is_not_the_reason() -> None:
-    cpu = ("RuntimeError: No viable backend for scaled_dot_product_attention was found. This is likely due to "
-           "turning off both the math kernel and the fused kernels. | EFFICIENT_ATTENTION has no CPU "
-           "implementation in torch 2.13.0+cpu (SDPA on CPU offers MATH and FLASH_ATTENTION)")
+    cpu = (
+        "RuntimeError: No viable backend for scaled_dot_product_attention was found. This is likely due to "
+        "turning off both the math kernel and the fused kernels. | EFFICIENT_ATTENTION has no CPU "
+        "implementation in torch 2.13.0+cpu (SDPA on CPU offers MATH and FLASH_ATTENTION)"
+    )
     assert views.short_reason(cpu).startswith("EFFICIENT_ATTENTION has no CPU implementation")
 
 
@@ -37,11 +43,24 @@ def test_drift_is_shown_for_each_case_in_both_languages() -> None:
 
     cases = {
         "none": (DriftReport("snapshots/x", None, []), False, "No drift", "沒有漂移"),
-        "found": (DriftReport("snapshots/x", None, ["sdpa_flash: kernels 1 in the baseline, 2 live", "<b>"]), False,
-                  "Drift: 2 finding(s)", "漂移：2 項"),
-        "unlike": (DriftReport("snapshots/x", "configuration differs (dtype …)", []), False,
-                   "Not compared with the baseline", "未與基準比對"),
-        "itself": (DriftReport("snapshots/x", None, []), True, "This build renders the baseline", "這次建置呈現的就是基準"),
+        "found": (
+            DriftReport("snapshots/x", None, ["sdpa_flash: kernels 1 in the baseline, 2 live", "<b>"]),
+            False,
+            "Drift: 2 finding(s)",
+            "漂移：2 項",
+        ),
+        "unlike": (
+            DriftReport("snapshots/x", "configuration differs (dtype …)", []),
+            False,
+            "Not compared with the baseline",
+            "未與基準比對",
+        ),
+        "itself": (
+            DriftReport("snapshots/x", None, []),
+            True,
+            "This build renders the baseline",
+            "這次建置呈現的就是基準",
+        ),
         "no baseline": (None, False, "No baseline to compare with", "沒有可比對的基準"),
     }
     for name, (report, is_baseline, en, zh) in cases.items():
@@ -56,8 +75,14 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
     from attn_examples.claims import Claim, Verdict
     from attn_examples.uncertainty import Interval
 
-    claim = Claim(id="x", statement={"en": "A is faster than B.", "zh-TW": "A 比 B 快。"},
-                  metric="ratio.sdpa_flash.sdpa_cudnn.device_us", relation=">", expected=1.0, kind="observation")
+    claim = Claim(
+        id="x",
+        statement={"en": "A is faster than B.", "zh-TW": "A 比 B 快。"},
+        metric="ratio.sdpa_flash.sdpa_cudnn.device_us",
+        relation=">",
+        expected=1.0,
+        kind="observation",
+    )
     verdict = Verdict(claim, "unsure", 1.02, "", Interval(0.98, 1.07, 12, True))
     en = render.claim_undecided(verdict, "en")
     assert en.startswith("This measurement cannot settle it: “A is faster than B.”") and "0.98×–1.07×" in en
@@ -65,7 +90,18 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
     assert "「A 比 B 快」" in zh and "0.98×–1.07×" in zh
     inline = render.claim_inline(verdict, "GPU", "en")
     assert "(95%: 0.98×–1.07×)" in inline and "<sup>?</sup>" in inline
-    ranked = Verdict(Claim(id="y", statement={"en": "s.", "zh-TW": "s。"}, metric="fastest.device_us", relation="==",
-                           expected="sdpa_cudnn", kind="observation"), "unsure", "sdpa_cudnn", "",
-                     frozenset({"sdpa_cudnn", "sdpa_flash"}))
+    ranked = Verdict(
+        Claim(
+            id="y",
+            statement={"en": "s.", "zh-TW": "s。"},
+            metric="fastest.device_us",
+            relation="==",
+            expected="sdpa_cudnn",
+            kind="observation",
+        ),
+        "unsure",
+        "sdpa_cudnn",
+        "",
+        frozenset({"sdpa_cudnn", "sdpa_flash"}),
+    )
     assert "could be" in render.claim_undecided(ranked, "en")

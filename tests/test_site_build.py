@@ -118,10 +118,12 @@ def test_language_switcher_targets_same_page(built: Built, lang: str, page: Path
 
 
 def test_each_language_has_its_own_search_index_without_figures_or_provenance(built: Built) -> None:
-    indexes = {lang: json.loads((built.site / _site_prefix(lang) / "search" / "search_index.json")
-                                .read_text(encoding="utf-8")) for lang in LANGS}
+    indexes = {
+        lang: json.loads((built.site / _site_prefix(lang) / "search" / "search_index.json").read_text(encoding="utf-8"))
+        for lang in LANGS
+    }
     pages = {lang: {doc["location"].split("#")[0] for doc in index["docs"]} for lang, index in indexes.items()}
-    assert pages["en"] == pages["zh-TW"] and len(pages["en"]) >= len(PAGES)   # the same pages, each in its folder
+    assert pages["en"] == pages["zh-TW"] and len(pages["en"]) >= len(PAGES)  # the same pages, each in its folder
     assert not any(loc.startswith("zh-TW/") for loc in pages["en"])
     zh_text = " ".join(doc["text"] for doc in indexes["zh-TW"]["docs"])
     en_text = " ".join(doc["text"] for doc in indexes["en"]["docs"])
@@ -131,7 +133,7 @@ def test_each_language_has_its_own_search_index_without_figures_or_provenance(bu
     assert "Measured on" not in en_text
 
 
-WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")   # jieba's break between two Chinese words
+WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")  # jieba's break between two Chinese words
 
 
 def test_the_published_chinese_search_is_segmented_into_words(built: Built) -> None:

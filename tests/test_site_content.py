@@ -40,7 +40,7 @@ def snap():
 def test_summary_table_shows_the_snapshots_values(built: Built, snap) -> None:
     for lang in LANGS:
         body = _body(_page(built, lang, Path("index.md")))
-        table = body[body.index('<div class="attn-table"'):]
+        table = body[body.index('<div class="attn-table"') :]
         for row in views.summary_rows(snap):
             if not row["available"]:
                 continue
@@ -70,13 +70,17 @@ def test_measured_blocks_are_identical_across_languages(built: Built, page: Path
 
 @pytest.mark.parametrize("page", PAGES, ids=str)
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_page_with_tables_or_figures_carries_one_provenance_line_under_its_title(built: Built, lang: str, page: Path) -> None:
+def test_a_page_with_tables_or_figures_carries_one_provenance_line_under_its_title(
+    built: Built, lang: str, page: Path
+) -> None:
     body = _body(_page(built, lang, page))
     lines = _PROVENANCE.findall(body)
     if _BLOCK.search(body):
         assert len(lines) == 1, f"{lang}/{page}: {len(lines)} provenance lines"
-        if '<details class="attn-provenance" data-search-exclude open>' not in body:   # about.md shows it opened, in its text
-            after_title = body[body.index("</h1>") + len("</h1>"):].lstrip()
+        if (
+            '<details class="attn-provenance" data-search-exclude open>' not in body
+        ):  # about.md shows it opened, in its text
+            after_title = body[body.index("</h1>") + len("</h1>") :].lstrip()
             assert after_title.startswith('<details class="attn-provenance" data-search-exclude>'), f"{lang}/{page}"
     assert "attn:measured" not in body
     word = "from the committed snapshot" if lang == "en" else "取自已提交的快照"
@@ -130,13 +134,14 @@ _CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_chinese_text_has_no_space_between_two_chinese_characters(built: Built, page: Path) -> None:
     """A source line break inside a Chinese sentence would show as a space; none survives."""
-    body = _CODE.sub("x", _body(_page(built, "zh-TW", page)))   # code reads as a Latin word
+    body = _CODE.sub("x", _body(_page(built, "zh-TW", page)))  # code reads as a Latin word
     for block in re.findall(r"<(p|li|td|th|figcaption)\b[^>]*>(.*?)</\1>", body, re.S):
         text = re.sub(r"<[^>]+>", "", block[1])
-        assert not _WIDE_SPACE.search(text), (page, text[max(0, _WIDE_SPACE.search(text).start() - 20):][:60])
+        assert not _WIDE_SPACE.search(text), (page, text[max(0, _WIDE_SPACE.search(text).start() - 20) :][:60])
 
 
 # ---- build modes -------------------------------------------------------------------------------
+
 
 def test_build_mode_defaults_to_the_snapshot_without_a_gpu(monkeypatch) -> None:
     monkeypatch.delenv(site.MODE_ENV, raising=False)
@@ -165,7 +170,7 @@ def test_a_live_build_measures_once_for_both_languages(tmp_path, monkeypatch) ->
     calls = []
 
     def fake_measure(fresh: bool) -> tuple[Path, bool]:
-        calls.append(fresh)           # live mode: always measured afresh, never reused
+        calls.append(fresh)  # live mode: always measured afresh, never reused
         target = tmp_path / "live" / "nvidia-h200"
         shutil.copytree(site.DEFAULT_SNAPSHOT, target, dirs_exist_ok=True)
         return target, False

@@ -33,7 +33,7 @@ def test_each_check_fails_on_a_broken_copy(built: Built, tmp_path) -> None:
     html = re.sub(r'(<svg role="img") aria-label="[^"]*"', r"\1", html, count=1)
     flash.write_text(html, encoding="utf-8")
     shutil.rmtree(site / "zh-TW" / "scaling")
-    shutil.rmtree(site / "snapshots" / "cpu" / "zh-TW" / "naive")     # a snapshot's site is checked too
+    shutil.rmtree(site / "snapshots" / "cpu" / "zh-TW" / "naive")  # a snapshot's site is checked too
     assert any("no-such-page" in p for p in site_checks.broken_links(site))
     assert any("flash" in p and "aria-label" in p for p in site_checks.accessibility(site))
     missing = site_checks.missing_translations(site)

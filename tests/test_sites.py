@@ -25,9 +25,12 @@ NAMES = [folder.name for folder in pages.committed_snapshots()]
 PAGES = pages.page_names()
 LANGS = ("en", "zh-TW")
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
-_NOT_PROSE = re.compile(r'<div class="attn-table"[^>]*>.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
-                        r'<code>.*?</code>|<span class="attn-quoted"[^>]*>.*?</span>|<p class="attn-(?:provenance|'
-                        r'caption|trace|detail)">.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>', re.S)
+_NOT_PROSE = re.compile(
+    r'<div class="attn-table"[^>]*>.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
+    r'<code>.*?</code>|<span class="attn-quoted"[^>]*>.*?</span>|<p class="attn-(?:provenance|'
+    r'caption|trace|detail)">.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>',
+    re.S,
+)
 _DASH_IN_SENTENCE = re.compile(r"(?:^|[\s(（:：])–(?=[\s,.;:)）。，、]|$)")
 _GPU_NAMES = re.compile(r"\b(?:[ABH]100|H200|B200|L40S?|RTX \d{4})\b")
 
@@ -55,13 +58,17 @@ def test_the_site_builds_cleanly_from_the_snapshot(sites: Sites, name: str) -> N
 @pytest.mark.parametrize("name", NAMES)
 def test_every_page_carries_this_measurements_provenance(sites: Sites, name: str) -> None:
     snap = load_snapshot(REPO / "snapshots" / name)
-    shape = f"[{snap.config.batch}, {snap.config.heads}, {snap.config.seq_len}, {snap.config.head_dim}] {snap.config.dtype}"
+    shape = (
+        f"[{snap.config.batch}, {snap.config.heads}, {snap.config.seq_len}, {snap.config.head_dim}] {snap.config.dtype}"
+    )
     seen = 0
     for lang in LANGS:
         for page in PAGES:
             html = _page(sites, name, lang, page)
             assert "Traceback" not in html and "{{" not in html and "{%" not in html and render.SITE_ROOT not in html
-            for line in re.findall(r'<details class="attn-provenance" data-search-exclude(?: open)?>(.*?)</details>', html, re.S):
+            for line in re.findall(
+                r'<details class="attn-provenance" data-search-exclude(?: open)?>(.*?)</details>', html, re.S
+            ):
                 seen += 1
                 assert htmllib.escape(snap.provenance.device_name) in line and shape in line, (lang, page, line)
     assert seen >= 20
@@ -82,7 +89,9 @@ def test_no_sentence_holds_a_dash_for_a_missing_value(sites: Sites, name: str) -
     for lang in LANGS:
         for page in PAGES:
             for match in _DASH_IN_SENTENCE.finditer(_prose(_page(sites, name, lang, page))):
-                found.append(f"{lang}/{page}: …{_prose(_page(sites, name, lang, page))[max(0, match.start() - 60):match.end() + 30]}…")
+                found.append(
+                    f"{lang}/{page}: …{_prose(_page(sites, name, lang, page))[max(0, match.start() - 60) : match.end() + 30]}…"
+                )
     assert not found, "\n".join(found)
 
 
@@ -118,17 +127,29 @@ def test_a_measurement_outside_the_repository_serves_as_a_site(tmp_path: Path) -
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_SNAPSHOT=str(mine),
-               MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"))
-    env.pop("ATTN_EXAMPLES_MEASURE", None)   # auto: no GPU here, so the snapshot
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "-a", f"127.0.0.1:{port}"],
-                              cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        ATTN_EXAMPLES_SNAPSHOT=str(mine),
+        MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nb"),
+    )
+    env.pop("ATTN_EXAMPLES_MEASURE", None)  # auto: no GPU here, so the snapshot
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "-a", f"127.0.0.1:{port}"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline, pages_served = time.time() + 240, {}
         while time.time() < deadline and len(pages_served) < 2:
             for path in ("/flash/", "/zh-TW/flash/"):
                 try:
-                    pages_served[path] = urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5).read().decode()
+                    pages_served[path] = (
+                        urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5).read().decode()
+                    )
                 except OSError:
                     time.sleep(1)
             if server.poll() is not None:

@@ -58,7 +58,9 @@ def test_truncated_json_names_the_file(snap_copy):
 
 def test_missing_field_is_named(snap_copy):
     _edit(snap_copy, lambda d: d["variants"]["sdpa_flash"]["timing"].pop("rel_error"))
-    with pytest.raises(SnapshotError, match=r"snapshot\.json: field 'variants\.sdpa_flash\.timing\.rel_error': missing"):
+    with pytest.raises(
+        SnapshotError, match=r"snapshot\.json: field 'variants\.sdpa_flash\.timing\.rel_error': missing"
+    ):
         load_snapshot(snap_copy)
 
 
@@ -96,7 +98,7 @@ def test_missing_trace_file_is_named(snap_copy):
 def test_invalid_data_writes_nothing(snap_copy, tmp_path):
     data = load_snapshot(snap_copy).to_dict()
     del data["provenance"]["torch"]
-    with pytest.raises(SnapshotError, match="provenance.torch"):
+    with pytest.raises(SnapshotError, match=r"provenance\.torch"):
         write_snapshot(data, {}, tmp_path / "never")
     assert not (tmp_path / "never").exists()
 
@@ -123,15 +125,18 @@ def test_a_failed_write_leaves_the_old_snapshot_intact(snap_copy, monkeypatch):
 
 
 def test_loading_and_viewing_never_import_torch(cpu_snapshot_dir):
-    code = ("import sys; from attn_examples.snapshot import load_snapshot; from attn_examples import views; "
-            f"views.summary_rows(load_snapshot({str(cpu_snapshot_dir)!r})); "
-            "from attn_examples.cli import main; main(['show', " + repr(str(cpu_snapshot_dir)) + "]); "
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys; from attn_examples.snapshot import load_snapshot; from attn_examples import views; "
+        f"views.summary_rows(load_snapshot({str(cpu_snapshot_dir)!r})); "
+        "from attn_examples.cli import main; main(['show', " + repr(str(cpu_snapshot_dir)) + "]); "
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 
 # ---- a snapshot from outside: numbers and paths checked for what they can be ---------------------
+
 
 def _gpu(data):
     return data["variants"]["naive"]["profile"]["steps"][0]["gpu"][0]
@@ -139,38 +144,58 @@ def _gpu(data):
 
 def _set(path):
     """A change to data at a dotted path (list indices as ints)."""
+
     def change(data, value):
         *head, last = path
         target = data
         for part in head:
             target = target[part]
         target[last] = value
+
     return change
 
 
 _TIMING = ("variants", "naive", "timing", "device_us")
 
 
-@pytest.mark.parametrize("path, value, field, words", [
-    (_TIMING + ("median",), float("nan"), "variants.naive.timing.device_us.median", "not a finite number"),
-    (_TIMING + ("median",), float("inf"), "variants.naive.timing.device_us.median", "not a finite number"),
-    (_TIMING + ("median",), 0.0, "variants.naive.timing.device_us.median", "must be positive"),
-    (_TIMING + ("min",), -94.0, "variants.naive.timing.device_us.min", "must be positive"),
-    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), -94.0, "gpu[0].dur_us", "must be positive"),
-    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), 0.0, "gpu[0].dur_us", "must be positive"),
-    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), float("nan"), "gpu[0].dur_us", "not a finite"),
-    (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), float("inf"), "gpu[0].dur_us", "not a finite"),
-    (_TIMING + ("blocks", 3), float("inf"), "device_us.blocks[3]", "not a finite number"),
-    (_TIMING + ("blocks", 0), 0.0, "device_us.blocks[0]", "must be positive"),
-    (("variants", "naive", "profile", "steps", 0, "transposes"), -1, "transposes", "must not be negative"),
-    (("variants", "naive", "timing", "peak_memory_bytes"), -5, "peak_memory_bytes", "must not be negative"),
-    (("variants", "naive", "profile", "trace_file"), "../../../etc/passwd", "profile.trace_file", "under traces/"),
-    (("variants", "naive", "profile", "trace_file"), "/etc/passwd", "profile.trace_file", "under traces/"),
-    (("variants", "naive", "profile", "trace_file"), "traces/../../x.json.gz", "profile.trace_file", "under traces/"),
-    (("device_slug",), "../elsewhere", "device_slug", "plain folder name"),
-    (("device_slug",), "a/b", "device_slug", "plain folder name"),
-    (("provenance", "compute_capability"), "<script>", "provenance.compute_capability", "major.minor"),
-])
+@pytest.mark.parametrize(
+    "path, value, field, words",
+    [
+        (_TIMING + ("median",), float("nan"), "variants.naive.timing.device_us.median", "not a finite number"),
+        (_TIMING + ("median",), float("inf"), "variants.naive.timing.device_us.median", "not a finite number"),
+        (_TIMING + ("median",), 0.0, "variants.naive.timing.device_us.median", "must be positive"),
+        (_TIMING + ("min",), -94.0, "variants.naive.timing.device_us.min", "must be positive"),
+        (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), -94.0, "gpu[0].dur_us", "must be positive"),
+        (("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"), 0.0, "gpu[0].dur_us", "must be positive"),
+        (
+            ("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"),
+            float("nan"),
+            "gpu[0].dur_us",
+            "not a finite",
+        ),
+        (
+            ("variants", "naive", "profile", "steps", 0, "gpu", 0, "dur_us"),
+            float("inf"),
+            "gpu[0].dur_us",
+            "not a finite",
+        ),
+        (_TIMING + ("blocks", 3), float("inf"), "device_us.blocks[3]", "not a finite number"),
+        (_TIMING + ("blocks", 0), 0.0, "device_us.blocks[0]", "must be positive"),
+        (("variants", "naive", "profile", "steps", 0, "transposes"), -1, "transposes", "must not be negative"),
+        (("variants", "naive", "timing", "peak_memory_bytes"), -5, "peak_memory_bytes", "must not be negative"),
+        (("variants", "naive", "profile", "trace_file"), "../../../etc/passwd", "profile.trace_file", "under traces/"),
+        (("variants", "naive", "profile", "trace_file"), "/etc/passwd", "profile.trace_file", "under traces/"),
+        (
+            ("variants", "naive", "profile", "trace_file"),
+            "traces/../../x.json.gz",
+            "profile.trace_file",
+            "under traces/",
+        ),
+        (("device_slug",), "../elsewhere", "device_slug", "plain folder name"),
+        (("device_slug",), "a/b", "device_slug", "plain folder name"),
+        (("provenance", "compute_capability"), "<script>", "provenance.compute_capability", "major.minor"),
+    ],
+)
 def test_a_value_a_measurement_cannot_have_is_refused_by_name(h200_copy, path, value, field, words):
     _edit(h200_copy, lambda data: _set(path)(data, value))
     with pytest.raises(SnapshotError) as info:
@@ -184,6 +209,7 @@ def test_counter_readings_keep_their_sign_but_must_be_finite(h200_copy):
     def change(data, value):
         kernel = next(iter(data["counters"]["variants"].values()))[0]
         kernel["metrics"][next(iter(kernel["metrics"]))] = value
+
     _edit(h200_copy, lambda data: change(data, -1.0))
     load_snapshot(h200_copy)
     _edit(h200_copy, lambda data: change(data, float("nan")))
@@ -214,10 +240,9 @@ def test_two_writers_on_one_folder_leave_a_complete_snapshot(tmp_path):
     source = snapshot_module.snapshot_home() / "cpu"
     out = tmp_path / "shared"
     for attempt in range(3):
-        writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(source), str(out), tag])
-                   for tag in ("a", "b")]
+        writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(source), str(out), tag]) for tag in ("a", "b")]
         assert [w.wait(timeout=300) for w in writers] == [0, 0]
-        snap = load_snapshot(out)                 # checks that every named trace exists
+        snap = load_snapshot(out)  # checks that every named trace exists
         named = {snap.trace_path(v) for v, r in snap.variants.items() if r.profile}
         assert set((out / "traces").glob("*.json.gz")) == named, attempt
         assert not list(out.glob("**/.*.tmp"))

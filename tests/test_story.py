@@ -29,19 +29,21 @@ def _article(html: str) -> str:
 
 def test_the_articles_path_reads_in_about_25_minutes(built: Built) -> None:
     words = {page: word_counts.page_words(built.site, "en", page) for page in word_counts.article_path()}
-    assert len(words) == 9 and list(words)[0] == "index.md" and list(words)[-1] == "takeaways.md", list(words)
+    assert len(words) == 9 and next(iter(words)) == "index.md" and list(words)[-1] == "takeaways.md", list(words)
     total = word_counts.path_words(built.site, "en")
     assert total == sum(words.values())
     assert total <= word_counts.BUDGET, f"{total} English words on the path (budget {word_counts.BUDGET}): {words}"
 
 
 def test_the_word_count_reads_prose_only() -> None:
-    html = ('<article class="md-content__inner md-typeset"><h1>Two words<a class="headerlink">¶</a></h1>'
-            '<p>Flash runs <code>aten::bmm</code> here.</p><div class="highlight"><pre>x = 1</pre></div>'
-            '<div class="attn-table"><table><tr><td>skipped cell</td></tr></table></div>'
-            '<table><tr><td>hand typed</td></tr></table><figure><svg><title>no</title></svg></figure>'
-            '<details class="attn-provenance"><summary>Measured on</summary></details>'
-            '<details><summary>Answer</summary><p>folded text counts</p></details></article>')
+    html = (
+        '<article class="md-content__inner md-typeset"><h1>Two words<a class="headerlink">¶</a></h1>'
+        '<p>Flash runs <code>aten::bmm</code> here.</p><div class="highlight"><pre>x = 1</pre></div>'
+        '<div class="attn-table"><table><tr><td>skipped cell</td></tr></table></div>'
+        "<table><tr><td>hand typed</td></tr></table><figure><svg><title>no</title></svg></figure>"
+        '<details class="attn-provenance"><summary>Measured on</summary></details>'
+        "<details><summary>Answer</summary><p>folded text counts</p></details></article>"
+    )
     assert word_counts.count(word_counts.article_text(html), "en") == 2 + 4 + 2 + 1 + 3
     assert word_counts.count("每次 forward 啟動 kernel。", "zh-TW") == 4 + 2
 
@@ -92,8 +94,11 @@ def test_the_site_map_lists_every_page_of_the_nav(built: Built, lang: str) -> No
     parser = _Links()
     parser.feed(_article(_html(built.site, lang, "site-map.md")))
     here = word_counts.page_file(built.site, lang, "site-map.md").parent
-    linked = {(here / href.split("#")[0] / "index.html").resolve() for href in parser.hrefs
-              if not href.startswith(("http", "#"))}
+    linked = {
+        (here / href.split("#")[0] / "index.html").resolve()
+        for href in parser.hrefs
+        if not href.startswith(("http", "#"))
+    }
     for page in pages:
         if page != "site-map.md":
             assert word_counts.page_file(built.site, lang, page).resolve() in linked, (lang, page)
@@ -133,9 +138,9 @@ def test_guess_boxes_ask_and_keep_the_articles_answer_folded(built: Built, lang:
 
 
 def _balanced_div(html: str, start: int) -> str:
-    depth, pos = 1, start
+    depth = 1
     for match in re.finditer(r"<(/?)div\b", html[start:]):
         depth += -1 if match.group(1) else 1
         if depth == 0:
-            return html[start:start + match.start()]
+            return html[start : start + match.start()]
     return html[start:]

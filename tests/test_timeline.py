@@ -24,9 +24,12 @@ _STEP = re.compile(r"ProfilerStep#\d+")
 
 
 def _cases() -> list[tuple[Path, str]]:
-    return [(folder, variant_id) for folder in SNAPSHOTS
-            for variant_id, result in load_snapshot(folder).variants.items()
-            if result.available and result.profile is not None]
+    return [
+        (folder, variant_id)
+        for folder in SNAPSHOTS
+        for variant_id, result in load_snapshot(folder).variants.items()
+        if result.available and result.profile is not None
+    ]
 
 
 def _expected(trace: dict) -> dict[str, list[dict]]:
@@ -41,8 +44,11 @@ def _expected(trace: dict) -> dict[str, list[dict]]:
     host = [e for e in events if e.get("cat") in ("cpu_op", "user_annotation") and within(e)]
     api = [e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver") and within(e)]
     corr = {e["args"]["correlation"] for e in api}
-    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
-           and e["args"].get("correlation") in corr]
+    gpu = [
+        e
+        for e in events
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e["args"].get("correlation") in corr
+    ]
     launched = {e["args"]["correlation"] for e in gpu}
     return {"host": host, "api": api, "gpu": gpu, "launching": [e for e in api if e["args"]["correlation"] in launched]}
 
@@ -55,8 +61,14 @@ def _marks(fragment: str) -> list[dict]:
     for classes, attrs, inner in _MARK.findall(fragment):
         a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
         title = re.search(r"<title>(.*?)</title>", inner, re.S)
-        out.append({"classes": classes.split(), "attrs": a, "title": html.unescape(title.group(1)) if title else "",
-                    "labels": re.findall(r'<text class="tl-label ([^"]*)"[^>]*>(.*?)</text>', inner, re.S)})
+        out.append(
+            {
+                "classes": classes.split(),
+                "attrs": a,
+                "title": html.unescape(title.group(1)) if title else "",
+                "labels": re.findall(r'<text class="tl-label ([^"]*)"[^>]*>(.*?)</text>', inner, re.S),
+            }
+        )
     return out
 
 
@@ -65,7 +77,9 @@ def _figure(folder: Path, variant_id: str, lang: str = "en") -> str:
 
 
 @pytest.mark.parametrize("folder, variant_id", _cases(), ids=lambda x: x.name if isinstance(x, Path) else x)
-def test_one_mark_per_event_of_the_profiled_step_and_one_link_per_launch_that_ran(folder: Path, variant_id: str) -> None:
+def test_one_mark_per_event_of_the_profiled_step_and_one_link_per_launch_that_ran(
+    folder: Path, variant_id: str
+) -> None:
     snap = load_snapshot(folder)
     want = _expected(load_trace(snap, variant_id))
     marks = _marks(_figure(folder, variant_id))
@@ -101,8 +115,20 @@ def test_kernel_marks_carry_the_snapshots_launch_metadata() -> None:
     kernel = next(m for m in _marks(_figure(folder, "sdpa_flash")) if "tl-gpu" in m["classes"])
     row = views.kernel_rows(load_snapshot(folder).variants["sdpa_flash"])[0]
     grid, block = "×".join(map(str, row["grid"])), "×".join(map(str, row["block"]))
-    for piece in (grid, block, f"{row['registers_per_thread']}", "48.0 KiB", "13%", "cudaLaunchKernel",
-                  "Duration: ", "Grid: ", "Block: ", "Registers / thread: ", "Shared memory: ", "Est. occupancy: "):
+    for piece in (
+        grid,
+        block,
+        f"{row['registers_per_thread']}",
+        "48.0 KiB",
+        "13%",
+        "cudaLaunchKernel",
+        "Duration: ",
+        "Grid: ",
+        "Block: ",
+        "Registers / thread: ",
+        "Shared memory: ",
+        "Est. occupancy: ",
+    ):
         assert piece in kernel["title"], (piece, kernel["title"])
     zh = next(m for m in _marks(_figure(folder, "sdpa_flash", "zh-TW")) if "tl-gpu" in m["classes"])
     assert "耗時：" in zh["title"] and "共享記憶體：48.0 KiB" in zh["title"]
@@ -113,7 +139,9 @@ def test_both_languages_draw_the_same_marks_with_their_own_words() -> None:
     en, zh = _figure(folder, "naive"), _figure(folder, "naive", "zh-TW")
     pos = [(m["attrs"]["data-s"], m["attrs"]["data-e"]) for m in _marks(en)]
     assert pos and pos == [(m["attrs"]["data-s"], m["attrs"]["data-e"]) for m in _marks(zh)]
-    lanes = {lang: re.findall(r'<text class="tl-lane-name"[^>]*>(.*?)</text>', f) for lang, f in (("en", en), ("zh", zh))}
+    lanes = {
+        lang: re.findall(r'<text class="tl-lane-name"[^>]*>(.*?)</text>', f) for lang, f in (("en", en), ("zh", zh))
+    }
     assert len(lanes["en"]) == len(lanes["zh"]) == 3
     assert all(re.search(r"[\u4e00-\u9fff]", name) for name in lanes["zh"]), lanes["zh"]
     assert not any(re.search(r"[\u4e00-\u9fff]", name) for name in lanes["en"])
@@ -133,22 +161,32 @@ def test_labels_inside_marks_only_where_they_fit(folder: Path, variant_id: str) 
         for classes, text in mark["labels"]:
             low = int(re.search(r"tl-min-(\d+)", classes).group(1))
             assert html.unescape(text) in candidates
-            assert len(html.unescape(text)) * timeline.CHAR_PX + timeline.LABEL_PAD <= width / end * low + 1e-6, \
-                (text, width, end, low)
+            assert len(html.unescape(text)) * timeline.CHAR_PX + timeline.LABEL_PAD <= width / end * low + 1e-6, (
+                text,
+                width,
+                end,
+                low,
+            )
 
 
 def test_a_long_kernel_is_labelled_and_a_tiny_one_is_not() -> None:
     marks = _marks(_figure(REPO / "snapshots" / "nvidia-h200", "sdpa_math"))
-    gpu = sorted((m for m in marks if "tl-gpu" in m["classes"] and "tl-other" not in m["classes"]),
-                 key=lambda m: float(m["attrs"]["data-e"]) - float(m["attrs"]["data-s"]))
+    gpu = sorted(
+        (m for m in marks if "tl-gpu" in m["classes"] and "tl-other" not in m["classes"]),
+        key=lambda m: float(m["attrs"]["data-e"]) - float(m["attrs"]["data-s"]),
+    )
     assert gpu[-1]["labels"] and not gpu[0]["labels"]
 
 
 def test_every_label_threshold_has_its_container_query() -> None:
     css = (REPO / "docs" / "stylesheets" / "timeline.css").read_text(encoding="utf-8")
     for width in timeline.THRESHOLDS:
-        assert re.search(rf"@container tl \(width < {width}px\) {{ \.tl-min-{width} {{ display: none; }} }}", css), width
-        assert re.search(rf"@container tl \(width >= {width}px\) {{ \.tl-max-{width} {{ display: none; }} }}", css), width
+        assert re.search(rf"@container tl \(width < {width}px\) {{ \.tl-min-{width} {{ display: none; }} }}", css), (
+            width
+        )
+        assert re.search(rf"@container tl \(width >= {width}px\) {{ \.tl-max-{width} {{ display: none; }} }}", css), (
+            width
+        )
     config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     assert "stylesheets/timeline.css" in config and "javascripts/timeline.js" in config
 
@@ -186,16 +224,37 @@ EVIL = '<script>alert("x")</script>&\'"'
 
 def _hostile_trace() -> dict:
     tid = 'T<i>"1'
-    return {"traceEvents": [
-        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 0.0, "dur": 100.0, "tid": tid},
-        {"ph": "X", "cat": "user_annotation", "name": "fwd" + EVIL, "ts": 1.0, "dur": 90.0, "tid": tid},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::" + EVIL, "ts": 2.0, "dur": 80.0, "tid": tid},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunch" + EVIL, "ts": 10.0, "dur": 5.0, "tid": tid,
-         "args": {"correlation": 1}},
-        {"ph": "X", "cat": "kernel", "name": f"void {EVIL}<int>(float*)", "ts": 20.0, "dur": 60.0, "tid": "s<b>",
-         "args": {"correlation": 1, "grid": [1, 2, 3], "block": [4, 1, 1], "registers per thread": "<x>",
-                  "stream": "<u>"}},
-    ]}
+    return {
+        "traceEvents": [
+            {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 0.0, "dur": 100.0, "tid": tid},
+            {"ph": "X", "cat": "user_annotation", "name": "fwd" + EVIL, "ts": 1.0, "dur": 90.0, "tid": tid},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::" + EVIL, "ts": 2.0, "dur": 80.0, "tid": tid},
+            {
+                "ph": "X",
+                "cat": "cuda_runtime",
+                "name": "cudaLaunch" + EVIL,
+                "ts": 10.0,
+                "dur": 5.0,
+                "tid": tid,
+                "args": {"correlation": 1},
+            },
+            {
+                "ph": "X",
+                "cat": "kernel",
+                "name": f"void {EVIL}<int>(float*)",
+                "ts": 20.0,
+                "dur": 60.0,
+                "tid": "s<b>",
+                "args": {
+                    "correlation": 1,
+                    "grid": [1, 2, 3],
+                    "block": [4, 1, 1],
+                    "registers per thread": "<x>",
+                    "stream": "<u>",
+                },
+            },
+        ]
+    }
 
 
 def test_every_string_from_a_trace_reaches_the_reader_as_text() -> None:
@@ -205,8 +264,26 @@ def test_every_string_from_a_trace_reaches_the_reader_as_text() -> None:
         fragment = timeline.render_figure(tl, lang, 'alt "label" <b>', "fig-x")
         parsed = _Tags()
         parsed.feed(fragment)
-        assert parsed.tags <= {"figure", "div", "button", "span", "svg", "title", "g", "rect", "text", "line",
-                               "ul", "li", "figcaption", "defs", "marker", "path", "p", "kbd"}, parsed.tags
+        assert parsed.tags <= {
+            "figure",
+            "div",
+            "button",
+            "span",
+            "svg",
+            "title",
+            "g",
+            "rect",
+            "text",
+            "line",
+            "ul",
+            "li",
+            "figcaption",
+            "defs",
+            "marker",
+            "path",
+            "p",
+            "kbd",
+        }, parsed.tags
         assert "<script" not in fragment and "<i>" not in fragment and "<b>" not in fragment
         assert any(EVIL in text for text in parsed.texts), "the names arrive, as text"
         labels = [json.loads(v) for k, v in parsed.attrs if k == "data-labels"]
@@ -222,7 +299,7 @@ def test_the_page_helper_routes_timelines_here_with_provenance_and_the_perfetto_
     trace = re.search(r'<p class="attn-trace">.*?</p>', out, re.S).group(0)
     assert 'href="@root@/traces/nvidia-h200/sdpa_flash-' in trace and 'class="attn-perfetto"' in trace
     assert "在 Perfetto 中開啟" in trace
-    assert out.endswith(render.MEASURED_MARK)   # the page hook gives the page its one provenance line
+    assert out.endswith(render.MEASURED_MARK)  # the page hook gives the page its one provenance line
 
 
 def test_times_keep_their_precision_and_ticks_their_decimals() -> None:
@@ -235,7 +312,9 @@ def test_times_keep_their_precision_and_ticks_their_decimals() -> None:
     want = _expected(trace)
     t0 = min(e["ts"] for e in trace["traceEvents"] if _STEP.fullmatch(str(e.get("name"))))
     starts = sorted(round(e["ts"] - t0, 3) for e in want["gpu"])
-    drawn = sorted(float(m["attrs"]["data-s"]) for m in marks if "tl-gpu" in m["classes"] and "tl-other" not in m["classes"])
+    drawn = sorted(
+        float(m["attrs"]["data-s"]) for m in marks if "tl-gpu" in m["classes"] and "tl-other" not in m["classes"]
+    )
     assert max(s for s in starts) > 100_000 and all(abs(a - b) < 1e-6 for a, b in zip(drawn, starts))
     assert [timeline.tick_label(v, 25) for v in (0, 25, 50)] == ["0", "25", "50"]
     assert [timeline.tick_label(v, 2.5) for v in (0, 2.5)] == ["0.0", "2.5"]
