@@ -22,7 +22,7 @@ from attn_examples.i18n import t, title
 from attn_examples.render import colon, short_title
 from attn_examples.snapshot import Snapshot
 from attn_examples.svgplot import INK, PT, Axes, Figure, Key, label_room, legend_height, legend_shape, share, \
-    wrap, xaxis_depth
+    text_width, wrap, xaxis_depth
 
 FIGURES = ("kernels", "device_time", "registers_occupancy", "scaling_time", "scaling_tflops",
            "scaling_memory", "hbm_traffic", "roofline")
@@ -103,7 +103,7 @@ def _bar_axes(lay: Layout, name: str, names: list[str], rows: float, top: float,
               right: float) -> tuple[Figure, Axes]:
     """A horizontal bar chart's canvas: variant names left of the bars, the x label wrapped to the
     bars' width, one row of `rows` inches per name."""
-    left = (label_room(names, SIZE) + 4) / PT
+    left = (label_room(names, SIZE) + 5) / PT
     label = lay.axis(axis_key, (lay.width - left - right) * PT)
     bottom = xaxis_depth(SIZE, label.count("\n") + 1) / PT
     fig = lay.figure(name, rows * len(names) + 0.15 + top + bottom)
@@ -114,6 +114,14 @@ def _bar_axes(lay: Layout, name: str, names: list[str], rows: float, top: float,
     ax.y.ticks = list(zip(y, names))
     ax.y.include(-0.5, len(names) - 0.5)
     return fig, ax
+
+
+def _fit(ax: Axes, ends: list[float], labels: list[str], size: float, at_least: float) -> None:
+    """An x limit from 0 at which every bar's label, written 3 pt past the bar's end, ends inside the axes."""
+    hi = at_least
+    for end, label in zip(ends, labels):
+        hi = max(hi, end * ax.width / (ax.width - 5 - text_width(label, size)))
+    ax.x.lim = (0, hi)
 
 
 def _us(value: float) -> str:
@@ -139,7 +147,7 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
         left = [a + b for a, b in zip(left, widths)]
     for yi, total in zip(y, left):
         ax.text(total, yi, str(total), dx=3)
-    ax.x.lim = (0, max(left + [article.KERNELS.get(v, 0) for v in ids]) * 1.12 + 0.5)
+    _fit(ax, left, [str(total) for total in left], SIZE, max(left + [article.KERNELS.get(v, 0) for v in ids]) * 1.12 + 0.5)
     ax.x.integer = True   # a count has no tick at 2.5
     for yi, v in zip(y, ids):
         if v in article.KERNELS:
@@ -174,7 +182,7 @@ def draw_device_time(snap: Snapshot, lay: Layout) -> str:
             ax.barh(yi - 0.18, h, height=0.34, hatch=INK, linewidth=0.6,
                     tip=f"{title(lay.lang, v)}: {lay.words('fig_host_time')} {_us(h)}")
     end = max(device + [h for h in host if h is not None])
-    ax.x.lim = (0, end * (1.3 if lay.narrow else 1.15))
+    _fit(ax, [d + spread / 2 for d, spread in zip(device, iqr)], [_us(d) for d in device], lay.small, end * 1.05)
     _legend(fig, ax, lay, keys, wide_cols=2)
     return fig.svg()
 
@@ -314,16 +322,17 @@ def draw_hbm_traffic(snap: Snapshot, lay: Layout) -> str:
     read = [totals[v]["dram_read_bytes"] / mib for v in ids]
     write = [totals[v]["dram_write_bytes"] / mib for v in ids]
     end = max(r + w for r, w in zip(read, write))
+    written = []
     for yi, v, r, w in zip(y, ids, read, write):
         ax.barh(yi, r, height=0.6, color=COLORS[v], tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_read')} {r:,.1f} MiB")
         ax.barh(yi, w, left=r, height=0.6, hatch=COLORS[v],
                 tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_written')} {w:,.1f} MiB")
-        ax.text(r + w, yi, f"{r + w:,.0f} MiB" + ("\n" if lay.narrow else " · ")
-                + f"{totals[v]['dram_per_score']:.2f}× {lay.words('fig_scores_short')}", size=lay.small, dx=3,
-                spacing=1.05)
+        written.append(f"{r + w:,.0f} MiB" + ("\n" if lay.narrow else " · ")
+                       + f"{totals[v]['dram_per_score']:.2f}× {lay.words('fig_scores_short')}")
+        ax.text(r + w, yi, written[-1], size=lay.small, dx=3, spacing=1.05)
     for x, style, _ in lines:
         ax.vline(x, dash=style)
-    ax.x.lim = (0, max(end, scores) * (1.6 if lay.narrow else 1.5))
+    _fit(ax, [r + w for r, w in zip(read, write)], written, lay.small, max(end, scores) * 1.05)
     _legend(fig, ax, lay, keys, wide_cols=2)
     return fig.svg()
 

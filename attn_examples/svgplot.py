@@ -116,8 +116,8 @@ def _cross(arm: float) -> list[tuple[float, float]]:
 SHAPES: dict[str, list[tuple[float, float]]] = {
     "s": [(-0.8, -0.8), (0.8, -0.8), (0.8, 0.8), (-0.8, 0.8)],
     "D": [(0, -0.95), (0.95, 0), (0, 0.95), (-0.95, 0)],
-    "^": [(0, -1.1), (1.0, 0.65), (-1.0, 0.65)],
-    "v": [(0, 1.1), (1.0, -0.65), (-1.0, -0.65)],
+    "^": [(0, -1.25), (1.15, 0.75), (-1.15, 0.75)],
+    "v": [(0, 1.25), (1.15, -0.75), (-1.15, -0.75)],
     "P": _cross(0.36),
     "X": [(x * 0.7071 - y * 0.7071, x * 0.7071 + y * 0.7071) for x, y in _cross(0.3)],
     "*": [(1.25 * x, 1.25 * y) for x, y in _star(5, 0.4)],
@@ -477,7 +477,7 @@ class Figure:
         if key.kind == "line":
             return f'<path d="M{_n(x)},{_n(mid)}h{_n(length)}"{stroke(key.color, 0.9, key.dash)}/>'
         if key.kind == "marker":
-            return marker_svg(x + length / 2, mid, key.shape, size * 0.7, f' fill="{key.color}"')
+            return marker_svg(x + length / 2, mid, key.shape, size * 0.85, f' fill="{key.color}"')
         fill = (f'fill="url(#{self.hatch(key.color)})" stroke="{key.color}" stroke-width="0.7"' if key.hatch
                 else f'fill="{key.color}"')
         return f'<rect x="{_n(x)}" y="{_n(mid - size * 0.35)}" width="{_n(length)}" height="{_n(size * 0.7)}" {fill}/>'
