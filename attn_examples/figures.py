@@ -254,7 +254,7 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
     top = (legend_height(rows, lay.legend_size) + 8 + SIZE * 1.2 + 8) / PT   # the legend, then a panel title
     bottom = xaxis_depth(SIZE, 1) / PT
     panel = 2.3 if lay.narrow else 3.8 - top - bottom
-    gap = (SIZE * 1.2 + 14) / PT if lay.narrow else 0.15   # a stacked panel's title sits in the gap
+    gap = (SIZE * 1.2 + 22) / PT if lay.narrow else 0.15   # a stacked panel's title sits in the gap
     height = top + bottom + (n * panel + (n - 1) * gap if lay.narrow else panel)
     fig = lay.figure(f"scaling{field}", height)
     ylabel = lay.axis(y_key, panel * PT - 8)

@@ -224,7 +224,10 @@ class Axis:
         if self.log:
             majors, minors = log_ticks(lo, hi)
             return [(v, plain(v)) for v in majors], minors if self.minor else []
-        return [(v, plain(v)) for v in nice_ticks(lo, hi, self.nbins, self.integer) if inside(v)], []
+        values = nice_ticks(lo, hi, self.nbins, self.integer)
+        step = values[1] - values[0] if len(values) > 1 else 1.0
+        decimals = next(d for d in range(7) if abs(round(step, d) - step) < 1e-9 * max(step, 1))   # 0.0 … 1.0: one format
+        return [(v, f"{v:,.{decimals}f}") for v in values if inside(v)], []
 
 
 def share(axes: Sequence[Axes], which: str) -> None:

@@ -135,6 +135,8 @@ def test_ticks_are_round_numbers_written_plainly() -> None:
     assert svgplot.nice_ticks(0, 18, 8, integer=True) == [0, 5, 10, 15]        # nor 2.5
     assert svgplot.nice_ticks(0, 18, 8) == [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5]
     assert svgplot.nice_ticks(0, 9000, 4) == [0, 2500, 5000, 7500]
+    assert [label for _, label in svgplot.Axis(lim=(0, 1)).tick_marks()[0]] == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert [label for _, label in svgplot.Axis(lim=(0, 2.6), nbins=8).tick_marks()[0]][-2:] == ["2.0", "2.5"]
     majors, minors = svgplot.log_ticks(0.05, 5000)
     assert [svgplot.plain(v) for v in majors] == ["0.1", "1", "10", "100", "1,000"]
     assert len(minors) == 5 + 4 * 8 + 4 and {0.05, 0.2, 5000} <= set(minors) and not set(minors) & set(majors)
