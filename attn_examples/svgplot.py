@@ -223,6 +223,9 @@ class Axis:
             return [(v, s) for v, s in self.ticks if inside(v)], []
         if self.log:
             majors, minors = log_ticks(lo, hi)
+            if len(majors) < 2:   # less than a decade shown: 2 and 5 times a decade are labelled too
+                majors = sorted(majors + [v for v in minors if round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in (2, 5)])
+                minors = [v for v in minors if v not in majors]
             return [(v, plain(v)) for v in majors], minors if self.minor else []
         values = nice_ticks(lo, hi, self.nbins, self.integer)
         step = values[1] - values[0] if len(values) > 1 else 1.0

@@ -140,4 +140,6 @@ def test_ticks_are_round_numbers_written_plainly() -> None:
     majors, minors = svgplot.log_ticks(0.05, 5000)
     assert [svgplot.plain(v) for v in majors] == ["0.1", "1", "10", "100", "1,000"]
     assert len(minors) == 5 + 4 * 8 + 4 and {0.05, 0.2, 5000} <= set(minors) and not set(minors) & set(majors)
+    short = svgplot.Axis(log=True, lim=(30, 400)).tick_marks()[0]   # under a decade: 2 and 5 times one labelled too
+    assert [label for _, label in short] == ["50", "100", "200"]
     assert svgplot.text_width("序列", 9) == 18 and 10 < svgplot.text_width("flash", 9) < 25
