@@ -22,7 +22,6 @@ No torch import unless the build measures live.
 from __future__ import annotations
 
 import posixpath
-import re
 import shutil
 from pathlib import Path
 
@@ -46,10 +45,6 @@ def on_pre_build(config: MkDocsConfig) -> None:
         m = _site().current()
     except Exception as exc:  # noqa: BLE001 - surface any failure as a build error with its cause
         raise PluginError(f"attn-examples: could not obtain this build's measurement: {exc}") from exc
-    if _first_pass(config):   # figures the cache lacks are drawn beside the build from now on
-        from attn_examples import figures
-
-        figures.draw_ahead(m.snapshot, wanted_figures(Path(config.docs_dir)))
     verdicts = list(m.verdicts.values())
     if not all(v.ok for v in verdicts):
         raise PluginError(claims.failure_report(m.snapshot, verdicts))
@@ -60,28 +55,6 @@ def on_pre_build(config: MkDocsConfig) -> None:
             f"{report.baseline}:\n  - " + "\n  - ".join([report.unlike] if report.unlike else report.problems) +
             "\nIf the new numbers are right, promote them with `attn-examples accept "
             f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
-
-
-FIGURE_CALL = re.compile(r"""\bsite\.figure\(\s*["'](\w+)["']\s*\)""")
-
-
-def wanted_figures(docs: Path) -> list[tuple[str, str]]:
-    """(figure, language) for every figure a page prints, in about the order the build asks for
-    them: the default language's pages first, each language's pages in MkDocs's order (index first)."""
-    pages = sorted(docs.rglob("*.md"), key=lambda p: (p.relative_to(docs).parts[0] != "en", p.parent,
-                                                       p.name != "index.md", p.name))
-    wanted = []
-    for page in pages:
-        lang = page.relative_to(docs).parts[0]
-        for name in FIGURE_CALL.findall(page.read_text(encoding="utf-8")):
-            wanted.append((name, lang if lang in ("en", "zh-TW") else "en"))
-    return wanted
-
-
-def _first_pass(config: MkDocsConfig) -> bool:
-    """i18n builds the other languages inside the first one's post_build, with `building` set."""
-    i18n = config.plugins.get("i18n")
-    return i18n is None or not i18n.building
 
 
 @mkdocs.plugins.event_priority(-120)   # after site_hooks re-wrapped the notebooks as pages (-110)
@@ -163,10 +136,6 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 @mkdocs.plugins.event_priority(-150)   # after i18n built the other languages in the first pass (-100)
 def on_post_build(config: MkDocsConfig) -> None:
-    if _first_pass(config):   # every language is built: whatever the helper still draws is not needed
-        from attn_examples import figures
-
-        figures.finish()
     snap = _site().current().snapshot
     target = Path(config.site_dir) / "traces" / snap.device_slug
     target.mkdir(parents=True, exist_ok=True)

@@ -194,7 +194,7 @@ def serve_benchmark(repo: Path, repeats: int, with_cache: bool, log_path: Path |
     return {"first_page_s": round(first, 2), "prose_edit_to_served_s": [round(s, 2) for s in prose],
             "prose_best_s": round(min(prose), 2), "prose_median_s": round(statistics.median(prose), 2),
             "snippet_edit_to_served_s": snippet_s, **data,
-            "figure_cache": "copied from the checkout" if with_cache and (repo / ".cache").is_dir() else "cold"}
+            "cache": "copied from the checkout" if with_cache and (repo / ".cache").is_dir() else "cold"}
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
     python benchmarks/fresh_clone.py [--rev HEAD] [--port 8765] [--keep]
 
 Clones this repository at --rev (committed work only) into a temporary folder, runs `make serve`
-there in its steps with empty uv and pip caches (and empty matplotlib, jieba and XDG caches: TMPDIR
+there in its steps with empty uv and pip caches (and empty jieba and XDG caches: TMPDIR
 and XDG_CACHE_HOME point into the temporary folder): `make tools` (uv's bootstrap), `make
 install` (what `make serve` installs first), then `make serve`, polling the dev server until its
 first page answers 200. Prints one JSON object: seconds per step, clone to served, the docs
@@ -56,10 +56,10 @@ def run(rev: str, port: int, keep: bool, timeout_s: float) -> dict[str, object]:
     clone = tmp / "clone"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("UV_", "VIRTUAL_ENV", "PYTHONPATH", "MKDOCS_", "ATTN_EXAMPLES_"))}
-    for name in ("tmp", "xdg-cache", "uv-cache", "pip-cache", "mpl"):
+    for name in ("tmp", "xdg-cache", "uv-cache", "pip-cache"):
         (tmp / name).mkdir()
     env.update(TMPDIR=str(tmp / "tmp"), XDG_CACHE_HOME=str(tmp / "xdg-cache"), UV_CACHE_DIR=str(tmp / "uv-cache"),
-               PIP_CACHE_DIR=str(tmp / "pip-cache"), MPLCONFIGDIR=str(tmp / "mpl"))
+               PIP_CACHE_DIR=str(tmp / "pip-cache"))
     url = f"http://127.0.0.1:{port}/"
     if answers(url):
         raise SystemExit(f"fresh_clone: something already answers on {url}; pass another --port")

@@ -2,8 +2,9 @@
 
     python benchmarks/site_build.py [--repeats 2]
 
-Builds (1) the real site from the committed snapshot, with a cold and with a warm figure cache
-(.cache/figures: what `mkdocs serve` and a second build reuse), and (2) a copy of docs/ in which every
+Builds (1) the real site from the committed snapshot, cold (every figure drawn: they are kept in
+memory only, so a second build in a fresh process draws them again; the "warm" build of earlier
+versions, with figures read from .cache/figures, is gone with that cache), and (2) a copy of docs/ in which every
 markdown-exec block is removed and every `{{ value }}` replaced by a fixed word, both with
 torch made unimportable (a build that imported it would fail), each in a fresh process with a
 cold notebook cache. Prints one JSON object with the best wall time of each and their ratio.
@@ -49,14 +50,12 @@ def config_for(docs_dir: Path, out: Path, repo: Path = REPO) -> Path:
     return out
 
 
-def timed_build(config: Path, tmp: Path, label: str, repeats: int, figure_cache: str | None = None,
-                repo: Path = REPO) -> float:
-    """Best wall time; each repeat gets a cold notebook cache, and a cold figure cache unless given one."""
+def timed_build(config: Path, tmp: Path, label: str, repeats: int, repo: Path = REPO) -> float:
+    """Best wall time; each repeat gets a cold notebook cache."""
     best = float("inf")
     for i in range(repeats):
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
-                   MKDOCS_JUPYTER_CACHE_DIR=str(tmp / f"nbcache-{label}-{i}"),
-                   ATTN_EXAMPLES_FIGURE_CACHE=figure_cache or str(tmp / f"figcache-{label}-{i}"))
+                   MKDOCS_JUPYTER_CACHE_DIR=str(tmp / f"nbcache-{label}-{i}"))
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", BUILD, str(config), str(tmp / f"site-{label}-{i}")],
                        cwd=repo, env=env, check=True)
@@ -65,21 +64,16 @@ def timed_build(config: Path, tmp: Path, label: str, repeats: int, figure_cache:
 
 
 def measure(repeats: int = 2, repo: Path = REPO) -> dict:
-    """Best cold, warm and stripped build times of the checkout at `repo`, and their ratios."""
+    """Best cold and stripped build times of the checkout at `repo`, and their ratio."""
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         stripped_docs(tmp / "docs-stripped", repo)
         full = config_for(repo / "docs", tmp / "full.yml", repo)
         bare = config_for(tmp / "docs-stripped", tmp / "stripped.yml", repo)
         cold_s = timed_build(full, tmp, "cold", repeats, repo=repo)
-        warm_cache = str(tmp / "figcache-warm")
-        timed_build(full, tmp, "fill", 1, warm_cache, repo=repo)
-        warm_s = timed_build(full, tmp, "warm", repeats, warm_cache, repo=repo)
         bare_s = timed_build(bare, tmp, "stripped", repeats, repo=repo)
-    return {"snapshot_build_cold_figures_s": round(cold_s, 2),
-            "snapshot_build_warm_figures_s": round(warm_s, 2), "stripped_build_s": round(bare_s, 2),
-            "ratio_cold": round(cold_s / bare_s, 2), "ratio_warm": round(warm_s / bare_s, 2),
-            "torch_importable_during_build": False}
+    return {"snapshot_build_cold_figures_s": round(cold_s, 2), "stripped_build_s": round(bare_s, 2),
+            "ratio_cold": round(cold_s / bare_s, 2), "torch_importable_during_build": False}
 
 
 def main() -> None:

@@ -1,12 +1,13 @@
-"""What a figure says on its axes and on hover (matplotlib runs here; no torch)."""
+"""What a figure says on its axes and on hover, and that it fits its canvas (attn_examples.svgplot; no torch)."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 
-from attn_examples import figures
+from attn_examples import figures, svgplot
 from attn_examples.i18n import TEXT
 from attn_examples.pages import committed_snapshots
 from attn_examples.snapshot import load_snapshot
@@ -20,7 +21,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 @pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
 def test_a_count_axis_has_whole_number_ticks(folder, narrow: bool) -> None:
     svg = figures.draw_kernels(load_snapshot(folder), figures.Layout("en", narrow))
-    ticks = re.findall(r'<g id="[^"]*xtick_\d+">.*?<text[^>]*>([^<]*)</text>', svg, re.S)
+    ticks = re.findall(r'<g class="xtick"><text[^>]*>([^<]*)</text>', svg)
     assert ticks and all(re.fullmatch(r"\d+", t.replace(",", "")) for t in ticks), ticks
 
 
@@ -57,18 +58,14 @@ def test_a_chinese_figure_speaks_chinese_and_names_variants_as_the_tables_do(nam
 
 
 def test_a_kernel_name_on_hover_is_escaped() -> None:
-    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
-    lay = figures.Layout("en", False)
-    fig_text = figures._svg.__doc__ or ""
-    assert "<title>" in fig_text
-    lay.titles["m0"] = 'k<script>alert("x")</script>'
-    plt = figures._pyplot()
-    fig, ax = plt.subplots()
-    bar = ax.bar([0], [1])[0]
-    bar.set_gid("m0")
-    svg = figures._svg(fig, "hostile", lay)
+    fig = svgplot.Figure(3, 2, "hostile")
+    ax = fig.add_axes(0.5, 0.2, 0.1, 0.4)
+    ax.barh(0, 1, tip='k<script>alert("x")</script>')
+    ax.text(1, 0, "<b>&amp;")
+    svg = fig.svg()
     assert "<script>" not in svg and "&lt;script&gt;" in svg
-    assert snap   # the snapshot loads beside it: nothing else is needed
+    assert "<b>" not in svg and "&lt;b&gt;&amp;amp;" in svg
+    assert _marks(svg) == ['k&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;']
 
 
 @pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
@@ -89,28 +86,60 @@ def test_a_caption_leads_with_the_point_the_measurement_makes(folder) -> None:
         assert f"最多 {max(counts.values())} 個" in kernels
 
 
-def test_figures_drawn_beside_the_build_are_the_ones_it_would_draw(tmp_path, monkeypatch) -> None:
-    """A cold build draws its figures in a second process (figures.draw_ahead); what that process
-    puts in the cache is byte for byte what the build would draw, and the build waits for it."""
-    monkeypatch.setattr(figures, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(figures.os, "cpu_count", lambda: 2)
-    monkeypatch.delenv(figures.HELPER_ENV, raising=False)
-    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
-    wanted = [("device_time", "en"), ("scaling_memory", "zh-TW"), ("timeline", "en")]
-    try:
-        assert figures.draw_ahead(snap, wanted) == 4   # two figures, two layouts each; no timeline
-        helper = figures._helper
-        svg = figures.figure_svg(snap, "scaling_memory", "zh-TW", narrow=True)   # waits, or draws what is left
-        helper.process.wait(timeout=120)
-    finally:
-        figures.finish()
-    assert svg == figures._draw(snap, "scaling_memory", "zh-TW", True)
-    for name, lang in wanted[:2]:
-        for narrow in (False, True):
-            assert figures._path(snap, name, lang, narrow).read_text(encoding="utf-8") == \
-                figures._draw(snap, name, lang, narrow), (name, lang, narrow)
-    assert not helper.claims.exists()
-    assert figures.draw_ahead(snap, wanted) == 0   # all in the cache: nothing to start
-    monkeypatch.setenv(figures.HELPER_ENV, "0")
-    monkeypatch.setattr(figures, "CACHE_DIR", tmp_path / "empty")
-    assert figures.draw_ahead(snap, wanted) == 0 and figures._helper is None
+def _every_drawing(folder=REPO / "snapshots" / "nvidia-h200"):
+    snap = load_snapshot(folder)
+    for name in figures.FIGURES:
+        if figures._drawable(snap, name):
+            for lang in ("en", "zh-TW"):
+                for narrow in (False, True):
+                    yield (name, lang, narrow), figures._draw(snap, name, lang, narrow)
+
+
+TEXT_ELEMENT = re.compile(r'<text x="([\d.-]+)" y="[\d.-]+" font-size="([\d.]+)"( text-anchor="(\w+)")?([^>]*)>([^<]*)</text>')
+
+
+@pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
+def test_every_word_fits_inside_its_figure(folder) -> None:
+    """No label runs off the canvas (the browser would cut it): each text's estimated extent lies
+    within the viewBox, in every figure, language and layout, for every committed snapshot."""
+    problems = []
+    for job, svg in _every_drawing(folder):
+        width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+        for x, size, _, anchor, rest, text in TEXT_ELEMENT.findall(svg):
+            if "rotate(" in rest:
+                continue   # a y label or the roofline's slope: placed by angle, checked in the screenshots
+            extent = svgplot.text_width(html.unescape(text), float(size))
+            start = float(x) - {"middle": extent / 2, "end": extent}.get(anchor, 0)
+            if start < -0.5 or start + extent > width + 0.5:
+                problems.append(f"{job}: {text!r} spans {start:.0f}..{start + extent:.0f} of {width:.0f} pt")
+    assert not problems, "\n".join(problems)
+
+
+def test_ids_are_unique_on_a_page_and_every_reference_resolves() -> None:
+    """Several figures share a page (and a page holds both layouts): an id twice would make a hatch
+    or a mark refer to another figure's."""
+    seen: dict[str, tuple] = {}
+    for job, svg in _every_drawing():
+        ids = re.findall(r'\bid="([^"]+)"', svg)
+        assert all(re.fullmatch(r"[A-Za-z][\w-]*", i) for i in ids), ids[:3]
+        for i in ids:
+            assert i not in seen, (i, job, seen.get(i))
+            seen[i] = job
+        for ref in re.findall(r"url\(#([^)]+)\)", svg):
+            assert f'id="{ref}"' in svg, (job, ref)
+
+
+def test_ticks_are_round_numbers_written_plainly() -> None:
+    assert svgplot.nice_ticks(0, 22.9, 8, integer=True) == [0, 5, 10, 15, 20]
+    assert svgplot.nice_ticks(0, 3.2, 8, integer=True) == [0, 1, 2, 3]          # never 0.5 in a count
+    assert svgplot.nice_ticks(0, 18, 8, integer=True) == [0, 5, 10, 15]        # nor 2.5
+    assert svgplot.nice_ticks(0, 18, 8) == [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5]
+    assert svgplot.nice_ticks(0, 9000, 4) == [0, 2500, 5000, 7500]
+    assert [label for _, label in svgplot.Axis(lim=(0, 1)).tick_marks()[0]] == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert [label for _, label in svgplot.Axis(lim=(0, 2.6), nbins=8).tick_marks()[0]][-2:] == ["2.0", "2.5"]
+    majors, minors = svgplot.log_ticks(0.05, 5000)
+    assert [svgplot.plain(v) for v in majors] == ["0.1", "1", "10", "100", "1,000"]
+    assert len(minors) == 5 + 4 * 8 + 4 and {0.05, 0.2, 5000} <= set(minors) and not set(minors) & set(majors)
+    short = svgplot.Axis(log=True, lim=(30, 400)).tick_marks()[0]   # under a decade: 2 and 5 times one labelled too
+    assert [label for _, label in short] == ["50", "100", "200"]
+    assert svgplot.text_width("序列", 9) == 18 and 10 < svgplot.text_width("flash", 9) < 25
