@@ -21,21 +21,46 @@ from attn_examples import article, hardware, views
 from attn_examples.i18n import t, title
 from attn_examples.render import colon, short_title
 from attn_examples.snapshot import Snapshot
-from attn_examples.svgplot import INK, PT, Axes, Figure, Key, label_room, legend_height, legend_shape, share, \
-    text_width, wrap, xaxis_depth
+from attn_examples.svgplot import (
+    INK,
+    PT,
+    Axes,
+    Figure,
+    Key,
+    label_room,
+    legend_height,
+    legend_shape,
+    share,
+    text_width,
+    wrap,
+    xaxis_depth,
+)
 
-FIGURES = ("kernels", "device_time", "registers_occupancy", "scaling_time", "scaling_tflops",
-           "scaling_memory", "hbm_traffic", "roofline")
-COUNTER_FIGURES = ("hbm_traffic", "roofline")   # drawn from the Nsight Compute pass
+FIGURES = (
+    "kernels",
+    "device_time",
+    "registers_occupancy",
+    "scaling_time",
+    "scaling_tflops",
+    "scaling_memory",
+    "hbm_traffic",
+    "roofline",
+)
+COUNTER_FIGURES = ("hbm_traffic", "roofline")  # drawn from the Nsight Compute pass
 COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
-    "naive": "#D55E00", "naive_inplace": "#E69F00", "sdpa_math": "#CC79A7",
-    "sdpa_efficient": "#009E73", "sdpa_flash": "#0072B2", "sdpa_cudnn": "#56B4E9",
-    "flex": "#44AA99", "naive_compiled": "#DDCC77",
+    "naive": "#D55E00",
+    "naive_inplace": "#E69F00",
+    "sdpa_math": "#CC79A7",
+    "sdpa_efficient": "#009E73",
+    "sdpa_flash": "#0072B2",
+    "sdpa_cudnn": "#56B4E9",
+    "flex": "#44AA99",
+    "naive_compiled": "#DDCC77",
 }
 KIND_COLORS = {"kernel": "#0072B2", "memcpy": "#D55E00", "memset": "#E69F00"}
-GREY = "#999999"   # the legend's swatch for bars coloured per variant
-SIZE = 9.0         # tick labels, axis labels and panel titles, pt
-FUSED = ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn")   # drawn last: a math marker never hides them
+GREY = "#999999"  # the legend's swatch for bars coloured per variant
+SIZE = 9.0  # tick labels, axis labels and panel titles, pt
+FUSED = ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn")  # drawn last: a math marker never hides them
 
 
 @dataclass
@@ -99,8 +124,9 @@ def _legend(fig: Figure, ax: Axes, lay: Layout, keys: list[Key], wide_cols: int 
         fig.legend(keys, ax.left + ax.width, ax.top - 4, "lower right", wide_cols, lay.legend_size)
 
 
-def _bar_axes(lay: Layout, name: str, names: list[str], rows: float, top: float, axis_key: str,
-              right: float) -> tuple[Figure, Axes]:
+def _bar_axes(
+    lay: Layout, name: str, names: list[str], rows: float, top: float, axis_key: str, right: float
+) -> tuple[Figure, Axes]:
     """A horizontal bar chart's canvas: variant names left of the bars, the x label wrapped to the
     bars' width, one row of `rows` inches per name."""
     left = (label_room(names, SIZE) + 5) / PT
@@ -134,21 +160,40 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
     quoted = [v for v in ids if v in article.KERNELS]
     keys = [Key(lay.words(f"fig_{kind}"), KIND_COLORS[kind]) for kind in KIND_COLORS]
     keys += [Key(lay.words("fig_article_quoted"), INK, "marker", shape="v")] if quoted else []
-    fig, ax = _bar_axes(lay, "kernels", [lay.name(v) for v in ids], 0.5 if lay.narrow else 0.45,
-                        _room(lay, keys), "fig_gpu_activities_axis", 0.3)
+    fig, ax = _bar_axes(
+        lay,
+        "kernels",
+        [lay.name(v) for v in ids],
+        0.5 if lay.narrow else 0.45,
+        _room(lay, keys),
+        "fig_gpu_activities_axis",
+        0.3,
+    )
     y = list(range(len(ids)))[::-1]
     left = [0] * len(ids)
     for kind, key in (("kernel", "kernels"), ("memcpy", "memcpys"), ("memset", "memsets")):
         widths = [c.get(key, 0) for c in counts]
         for yi, v, start, w in zip(y, ids, left, widths):
             if w:
-                ax.barh(yi, w, left=start, height=0.6, color=KIND_COLORS[kind],
-                        tip=f"{title(lay.lang, v)}: {w} {lay.words(f'fig_{kind}')}")
+                ax.barh(
+                    yi,
+                    w,
+                    left=start,
+                    height=0.6,
+                    color=KIND_COLORS[kind],
+                    tip=f"{title(lay.lang, v)}: {w} {lay.words(f'fig_{kind}')}",
+                )
         left = [a + b for a, b in zip(left, widths)]
     for yi, total in zip(y, left):
         ax.text(total, yi, str(total), dx=3)
-    _fit(ax, left, [str(total) for total in left], SIZE, max(left + [article.KERNELS.get(v, 0) for v in ids]) * 1.12 + 0.5)
-    ax.x.integer = True   # a count has no tick at 2.5
+    _fit(
+        ax,
+        left,
+        [str(total) for total in left],
+        SIZE,
+        max(left + [article.KERNELS.get(v, 0) for v in ids]) * 1.12 + 0.5,
+    )
+    ax.x.integer = True  # a count has no tick at 2.5
     for yi, v in zip(y, ids):
         if v in article.KERNELS:
             q = article.KERNELS[v]
@@ -166,21 +211,31 @@ def draw_device_time(snap: Snapshot, lay: Layout) -> str:
     keys = [Key(lay.words("fig_device_time"), GREY)]
     if all(h is not None for h in host):
         keys.append(Key(lay.words("fig_host_time"), INK, hatch=True))
-    fig, ax = _bar_axes(lay, "device_time", [lay.name(v) for v in ids], 0.6, _room(lay, keys, 2), "fig_time_axis",
-                        0.2)
+    fig, ax = _bar_axes(lay, "device_time", [lay.name(v) for v in ids], 0.6, _room(lay, keys, 2), "fig_time_axis", 0.2)
     y = list(range(len(ids)))[::-1]
     device = [rows[v]["device_us"] for v in ids]
     iqr = [rows[v]["device_iqr_us"] or 0 for v in ids]
     for yi, v, d, spread in zip(y, ids, device, iqr):
-        ax.barh(yi + 0.18, d, height=0.34, color=COLORS[v],
-                tip=f"{title(lay.lang, v)}: {lay.words('fig_device_time')} {_us(d)}")
+        ax.barh(
+            yi + 0.18,
+            d,
+            height=0.34,
+            color=COLORS[v],
+            tip=f"{title(lay.lang, v)}: {lay.words('fig_device_time')} {_us(d)}",
+        )
         if spread:
             ax.errorbar_x(yi + 0.18, d, spread / 2)
         ax.text(d + spread / 2, yi + 0.18, _us(d), size=lay.small, dx=3)
     if len(keys) == 2:
         for yi, v, h in zip(y, ids, host):
-            ax.barh(yi - 0.18, h, height=0.34, hatch=INK, linewidth=0.6,
-                    tip=f"{title(lay.lang, v)}: {lay.words('fig_host_time')} {_us(h)}")
+            ax.barh(
+                yi - 0.18,
+                h,
+                height=0.34,
+                hatch=INK,
+                linewidth=0.6,
+                tip=f"{title(lay.lang, v)}: {lay.words('fig_host_time')} {_us(h)}",
+            )
     end = max(device + [h for h in host if h is not None])
     _fit(ax, [d + spread / 2 for d, spread in zip(device, iqr)], [_us(d) for d in device], lay.small, end * 1.05)
     _legend(fig, ax, lay, keys, wide_cols=2)
@@ -193,12 +248,21 @@ def views_short(name: str) -> str:
     return short_kernel_name(name, 40)
 
 
-MARKERS = {"naive": "o", "naive_inplace": "s", "sdpa_math": "D", "sdpa_efficient": "^", "sdpa_flash": "v",
-           "sdpa_cudnn": "P", "flex": "X", "naive_compiled": "*"}
+MARKERS = {
+    "naive": "o",
+    "naive_inplace": "s",
+    "sdpa_math": "D",
+    "sdpa_efficient": "^",
+    "sdpa_flash": "v",
+    "sdpa_cudnn": "P",
+    "flex": "X",
+    "naive_compiled": "*",
+}
 
 
-def _plot_axes(lay: Layout, name: str, height: float, top: float, x_key: str, y_key: str,
-               y_ticks: list[str], right: float = 0.15) -> tuple[Figure, Axes]:
+def _plot_axes(
+    lay: Layout, name: str, height: float, top: float, x_key: str, y_key: str, y_ticks: list[str], right: float = 0.15
+) -> tuple[Figure, Axes]:
     """A single chart with a y label: the left margin fits the y tick labels and the y label,
     each axis label wrapped to its axis's length."""
     bottom_guess = xaxis_depth(SIZE, 1) / PT
@@ -216,21 +280,42 @@ def draw_registers_occupancy(snap: Snapshot, lay: Layout) -> str:
     """Registers per thread against Kineto's occupancy estimate, one marker per kernel; the fused
     backends are drawn last so a math marker never hides them."""
     order = sorted(_labels(snap), key=lambda v: v in FUSED)
-    kernels = {v: [r for r in views.kernel_rows(snap.variants[v]) if r["kind"] == "kernel"
-                   and r["registers_per_thread"] is not None and r["est_occupancy_pct"] is not None] for v in order}
+    kernels = {
+        v: [
+            r
+            for r in views.kernel_rows(snap.variants[v])
+            if r["kind"] == "kernel" and r["registers_per_thread"] is not None and r["est_occupancy_pct"] is not None
+        ]
+        for v in order
+    }
     keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in order if kernels[v]]
     top = _room(lay, keys)
-    fig, ax = _plot_axes(lay, "registers_occupancy", (3.4 if lay.narrow else 3.8) + top, top, "fig_registers_axis",
-                         "fig_occupancy_axis", ["100"])
+    fig, ax = _plot_axes(
+        lay,
+        "registers_occupancy",
+        (3.4 if lay.narrow else 3.8) + top,
+        top,
+        "fig_registers_axis",
+        "fig_occupancy_axis",
+        ["100"],
+    )
     for variant_id in order:
         fused = variant_id in FUSED
         for r in kernels[variant_id]:
-            ax.marker(r["registers_per_thread"], r["est_occupancy_pct"], MARKERS[variant_id],
-                      18 + min(r["dur_us"], 600) / 3, COLORS[variant_id], edge=INK,
-                      edgewidth=0.6 if fused else 0.3, alpha=0.9 if fused else 0.6, z=4 if fused else 2,
-                      tip=f"{title(lay.lang, variant_id)} · {views_short(r['name'])}: "
-                          f"{r['registers_per_thread']} {lay.words('fig_registers_short')}, "
-                          f"{r['est_occupancy_pct']:g}% · {_us(r['dur_us'])}")
+            ax.marker(
+                r["registers_per_thread"],
+                r["est_occupancy_pct"],
+                MARKERS[variant_id],
+                18 + min(r["dur_us"], 600) / 3,
+                COLORS[variant_id],
+                edge=INK,
+                edgewidth=0.6 if fused else 0.3,
+                alpha=0.9 if fused else 0.6,
+                z=4 if fused else 2,
+                tip=f"{title(lay.lang, variant_id)} · {views_short(r['name'])}: "
+                f"{r['registers_per_thread']} {lay.words('fig_registers_short')}, "
+                f"{r['est_occupancy_pct']:g}% · {_us(r['dur_us'])}",
+            )
     ax.y.lim, ax.x.lim = (-5, 105), (0, 270)
     ax.x.nbins, ax.x.integer = (4 if lay.narrow else 8), True
     _legend(fig, ax, lay, keys)
@@ -242,32 +327,40 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
     by side on a desktop (one y scale), stacked on a phone (one x scale)."""
     if snap.sweep is None:
         raise KeyError("this snapshot has no scaling sweep (measure --extended)")
-    y_key = {"device_us": "fig_scaling_time", "tflops_fraction": "fig_scaling_tflops",
-             "peak_memory_bytes": "fig_scaling_memory"}[field]
+    y_key = {
+        "device_us": "fig_scaling_time",
+        "tflops_fraction": "fig_scaling_tflops",
+        "peak_memory_bytes": "fig_scaling_memory",
+    }[field]
     head_dims = sorted({p.head_dim for p in snap.sweep.points})
     n = len(head_dims)
-    shown = [v for v in snap.variants if any(p.variant == v and p.head_dim == head_dims[0] and p.available
-                                             for p in snap.sweep.points)]
+    shown = [
+        v
+        for v in snap.variants
+        if any(p.variant == v and p.head_dim == head_dims[0] and p.available for p in snap.sweep.points)
+    ]
     keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in shown]
     cols = 2 if lay.narrow else 6
     rows = legend_shape(keys, cols, lay.legend_size, lay.width * PT - 4)[0]
-    top = (legend_height(rows, lay.legend_size) + 8 + SIZE * 1.2 + 8) / PT   # the legend, then a panel title
+    top = (legend_height(rows, lay.legend_size) + 8 + SIZE * 1.2 + 8) / PT  # the legend, then a panel title
     bottom = xaxis_depth(SIZE, 1) / PT
     panel = 2.3 if lay.narrow else 3.8 - top - bottom
-    gap = (SIZE * 1.2 + 22) / PT if lay.narrow else 0.15   # a stacked panel's title sits in the gap
+    gap = (SIZE * 1.2 + 22) / PT if lay.narrow else 0.15  # a stacked panel's title sits in the gap
     height = top + bottom + (n * panel + (n - 1) * gap if lay.narrow else panel)
     fig = lay.figure(f"scaling{field}", height)
     ylabel = lay.axis(y_key, panel * PT - 8)
     axes = []
-    for i in range(n):   # provisional boxes: the left margin is known once the y ticks are
+    for i in range(n):  # provisional boxes: the left margin is known once the y ticks are
         ax_top = top + i * (panel + gap) if lay.narrow else top
         axes.append(fig.add_axes(0.75, ax_top, 0.15, height - ax_top - panel))
     peak = snap.sweep.matmul_peak_tflops
     seqs = sorted({p.seq_len for p in snap.sweep.points})
     for ax, head_dim in zip(axes, head_dims):
         for variant_id in snap.variants:
-            points = sorted((p for p in snap.sweep.points if p.variant == variant_id and p.head_dim == head_dim
-                             and p.available), key=lambda p: p.seq_len)
+            points = sorted(
+                (p for p in snap.sweep.points if p.variant == variant_id and p.head_dim == head_dim and p.available),
+                key=lambda p: p.seq_len,
+            )
             if not points:
                 continue
             values = [p.tflops / peak if field == "tflops_fraction" else getattr(p, field) for p in points]
@@ -275,10 +368,21 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
                 values = [v / 2**20 for v in values]
             ax.line([p.seq_len for p in points], values, color=COLORS[variant_id], width=1.2)
             for p, value in zip(points, values):
-                shown = (_us(value) if field == "device_us" else f"{value:.0%}" if field == "tflops_fraction"
-                         else f"{value:,.0f} MiB")
-                ax.marker(p.seq_len, value, MARKERS[variant_id], 16, COLORS[variant_id],
-                          tip=f"{title(lay.lang, variant_id)} · head_dim {head_dim} · seq {p.seq_len:,}: {shown}")
+                shown = (
+                    _us(value)
+                    if field == "device_us"
+                    else f"{value:.0%}"
+                    if field == "tflops_fraction"
+                    else f"{value:,.0f} MiB"
+                )
+                ax.marker(
+                    p.seq_len,
+                    value,
+                    MARKERS[variant_id],
+                    16,
+                    COLORS[variant_id],
+                    tip=f"{title(lay.lang, variant_id)} · head_dim {head_dim} · seq {p.seq_len:,}: {shown}",
+                )
         ax.x.log = True
         ax.x.ticks = [(s, f"{s // 1024}k" if s >= 1024 else str(s)) for s in seqs]
         ax.y.log = field != "tflops_fraction"
@@ -316,19 +420,29 @@ def draw_hbm_traffic(snap: Snapshot, lay: Layout) -> str:
     lines = ((qkvo, ":", "fig_qkvo"), (scores, "--", "fig_one_score"))
     keys = [Key(lay.words("fig_hbm_read"), GREY), Key(lay.words("fig_hbm_written"), INK, hatch=True)]
     keys += [Key(f"{lay.words(key)}{colon(lay.lang)}{x:,.0f} MiB", INK, "line", dash=style) for x, style, key in lines]
-    fig, ax = _bar_axes(lay, "hbm_traffic", [lay.name(v) for v in ids], 0.55, _room(lay, keys, 2), "fig_hbm_axis",
-                        0.2)
+    fig, ax = _bar_axes(lay, "hbm_traffic", [lay.name(v) for v in ids], 0.55, _room(lay, keys, 2), "fig_hbm_axis", 0.2)
     y = list(range(len(ids)))[::-1]
     read = [totals[v]["dram_read_bytes"] / mib for v in ids]
     write = [totals[v]["dram_write_bytes"] / mib for v in ids]
     end = max(r + w for r, w in zip(read, write))
     written = []
     for yi, v, r, w in zip(y, ids, read, write):
-        ax.barh(yi, r, height=0.6, color=COLORS[v], tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_read')} {r:,.1f} MiB")
-        ax.barh(yi, w, left=r, height=0.6, hatch=COLORS[v],
-                tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_written')} {w:,.1f} MiB")
-        written.append(f"{r + w:,.0f} MiB" + ("\n" if lay.narrow else " · ")
-                       + f"{totals[v]['dram_per_score']:.2f}× {lay.words('fig_scores_short')}")
+        ax.barh(
+            yi, r, height=0.6, color=COLORS[v], tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_read')} {r:,.1f} MiB"
+        )
+        ax.barh(
+            yi,
+            w,
+            left=r,
+            height=0.6,
+            hatch=COLORS[v],
+            tip=f"{title(lay.lang, v)}: {lay.words('fig_hbm_written')} {w:,.1f} MiB",
+        )
+        written.append(
+            f"{r + w:,.0f} MiB"
+            + ("\n" if lay.narrow else " · ")
+            + f"{totals[v]['dram_per_score']:.2f}× {lay.words('fig_scores_short')}"
+        )
         ax.text(r + w, yi, written[-1], size=lay.small, dx=3, spacing=1.05)
     for x, style, _ in lines:
         ax.vline(x, dash=style)
@@ -342,40 +456,65 @@ def draw_roofline(snap: Snapshot, lay: Layout) -> str:
     (FFMA) matmul and the bf16 Tensor Core matmul. Log-log, as rooflines are read, with every
     roof labelled at its value."""
     _require_counters(snap)
-    c = snap.ceilings   # None when the snapshot was not measured with --extended: points without roofs
+    c = snap.ceilings  # None when the snapshot was not measured with --extended: points without roofs
     points = hardware.roofline_points(snap)
     variants = list(dict.fromkeys(p["variant"] for p in sorted(points, key=lambda p: p["variant"] in FUSED)))
     keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in variants]
-    top = _room(lay, keys) + (lay.small * 1.2 / PT if lay.narrow and c is not None else 0)   # the copy roof's label
+    top = _room(lay, keys) + (lay.small * 1.2 / PT if lay.narrow and c is not None else 0)  # the copy roof's label
     low, high = 0.05, 5000.0
     fig, ax = _plot_axes(lay, "roofline", 4.0 + top, top, "fig_intensity_axis", "fig_tflops_axis", ["1,000"], 0.2)
     ax.x.log = ax.y.log = True
     ax.x.lim = (low, high)
     ax.y.lim = (0.05, (c.bf16_matmul_tflops if c else max(p["tflops"] for p in points)) * 3)
     if c is not None:
-        slope = c.copy_gbps / 1000   # TFLOP/s per (FLOP/byte) along the bandwidth roof
-        for peak, key, style in ((c.bf16_matmul_tflops, "fig_bf16_roof", "-"),
-                                 (c.fp32_matmul_tflops, "fig_fp32_roof", "--")):
+        slope = c.copy_gbps / 1000  # TFLOP/s per (FLOP/byte) along the bandwidth roof
+        for peak, key, style in (
+            (c.bf16_matmul_tflops, "fig_bf16_roof", "-"),
+            (c.fp32_matmul_tflops, "fig_fp32_roof", "--"),
+        ):
             ridge = peak / slope
             ax.line([low, ridge, high], [low * slope, peak, peak], width=0.9, dash=style)
-            ax.text(high, peak, lay.words(key, value=f"{peak:,.0f}"), size=lay.small, anchor="end", va="bottom",
-                    dx=-2, dy=-2)
+            ax.text(
+                high,
+                peak,
+                lay.words(key, value=f"{peak:,.0f}"),
+                size=lay.small,
+                anchor="end",
+                va="bottom",
+                dx=-2,
+                dy=-2,
+            )
         copy = lay.words("fig_copy_roof", value=f"{c.copy_gbps:,.0f}")
-        if not lay.narrow:   # on a phone the slope's label would sit on the points: it goes above the chart
+        if not lay.narrow:  # on a phone the slope's label would sit on the points: it goes above the chart
             x0 = low * 1.3
-            ax.text(x0, x0 * slope, copy, size=lay.small, va="bottom", dy=-3,
-                    rotate=ax.angle((low, low * slope), (high, high * slope)))
+            ax.text(
+                x0,
+                x0 * slope,
+                copy,
+                size=lay.small,
+                va="bottom",
+                dy=-3,
+                rotate=ax.angle((low, low * slope), (high, high * slope)),
+            )
         else:
             fig.text(fig.w - 3, 3, copy, size=lay.small, anchor="end", va="top")
     for p in sorted(points, key=lambda p: p["variant"] in FUSED):
         fused = p["variant"] in FUSED
-        ax.marker(p["intensity"], p["tflops"], MARKERS[p["variant"]], 20 + min(p["duration_us"], 600) / 4,
-                  COLORS[p["variant"]], edge=INK, edgewidth=0.3, alpha=0.85, z=4 if fused else 3,
-                  tip=f"{title(lay.lang, p['variant'])} · {views_short(p['name'])}: "
-                      f"{p['intensity']:,.1f} FLOP/B, {p['tflops']:,.2f} TFLOP/s · {_us(p['duration_us'])}")
+        ax.marker(
+            p["intensity"],
+            p["tflops"],
+            MARKERS[p["variant"]],
+            20 + min(p["duration_us"], 600) / 4,
+            COLORS[p["variant"]],
+            edge=INK,
+            edgewidth=0.3,
+            alpha=0.85,
+            z=4 if fused else 3,
+            tip=f"{title(lay.lang, p['variant'])} · {views_short(p['name'])}: "
+            f"{p['intensity']:,.1f} FLOP/B, {p['tflops']:,.2f} TFLOP/s · {_us(p['duration_us'])}",
+        )
     if lay.narrow:
-        fig.legend(keys, 0.01 * fig.w, 3 + (lay.small * 1.2 if c is not None else 0), "upper left", 1,
-                   lay.legend_size)
+        fig.legend(keys, 0.01 * fig.w, 3 + (lay.small * 1.2 if c is not None else 0), "upper left", 1, lay.legend_size)
     else:
         _legend(fig, ax, lay, keys)
     return fig.svg()
@@ -386,9 +525,13 @@ def _draw(snap: Snapshot, name: str, lang: str, narrow: bool) -> str:
     scaling = {"scaling_time": "device_us", "scaling_tflops": "tflops_fraction", "scaling_memory": "peak_memory_bytes"}
     if name in scaling:
         return _draw_scaling(snap, scaling[name], lay)
-    return {"kernels": draw_kernels, "device_time": draw_device_time,
-            "registers_occupancy": draw_registers_occupancy, "hbm_traffic": draw_hbm_traffic,
-            "roofline": draw_roofline}[name](snap, lay)
+    return {
+        "kernels": draw_kernels,
+        "device_time": draw_device_time,
+        "registers_occupancy": draw_registers_occupancy,
+        "hbm_traffic": draw_hbm_traffic,
+        "roofline": draw_roofline,
+    }[name](snap, lay)
 
 
 @functools.lru_cache(maxsize=1)
@@ -397,8 +540,9 @@ def _code_fingerprint() -> str:
     from attn_examples import i18n, svgplot
 
     modules = (article, hardware, views, i18n, svgplot)
-    return hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in modules)
-                          + Path(__file__).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(
+        b"".join(Path(m.__file__).read_bytes() for m in modules) + Path(__file__).read_bytes()
+    ).hexdigest()[:16]
 
 
 def _cache_key(snap: Snapshot, name: str, lang: str, narrow: bool) -> str:
@@ -442,7 +586,7 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
         from attn_examples.render import join_words
 
         totals = {v: views.counts(snap.variants[v])["gpu_activities"] for v in ids}
-        if max(totals.values()) == 0:   # a CPU: no GPU activities to compare
+        if max(totals.values()) == 0:  # a CPU: no GPU activities to compare
             return ""
         fewest, most = min(totals.values()), max(totals.values())
         low = join_words([title(lang, v) for v in ids if totals[v] == fewest], lang)
@@ -451,25 +595,40 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
     if name == "device_time":
         rows = {r["id"]: r["device_us"] for r in views.summary_rows(snap) if r["available"] and r["device_us"]}
         low, high = min(rows, key=rows.get), max(rows, key=rows.get)
-        return t(lang, "take_time").format(low=title(lang, low), t_low=fmt_us(rows[low]), high=title(lang, high),
-                                           t_high=fmt_us(rows[high]), ratio=fmt_ratio(rows[high] / rows[low]))
+        return t(lang, "take_time").format(
+            low=title(lang, low),
+            t_low=fmt_us(rows[low]),
+            high=title(lang, high),
+            t_high=fmt_us(rows[high]),
+            ratio=fmt_ratio(rows[high] / rows[low]),
+        )
     if name == "hbm_traffic" and hardware.available(snap):
-        ratio = {v: s["dram_per_score"] for v in snap.counters.variants
-                 if (s := hardware.variant_totals(snap, v)) and s.get("dram_per_score") is not None}
+        ratio = {
+            v: s["dram_per_score"]
+            for v in snap.counters.variants
+            if (s := hardware.variant_totals(snap, v)) and s.get("dram_per_score") is not None
+        }
         if ratio:
             low, high = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
-            return t(lang, "take_hbm").format(low=title(lang, low), r_low=f"{ratio[low]:.2f}×",
-                                              high=title(lang, high), r_high=f"{ratio[high]:.2f}×")
+            return t(lang, "take_hbm").format(
+                low=title(lang, low), r_low=f"{ratio[low]:.2f}×", high=title(lang, high), r_high=f"{ratio[high]:.2f}×"
+            )
     return ""
 
 
 def figure_html(snap: Snapshot, name: str, lang: str) -> str:
     """The figure inside <figure>: a wide and a narrow drawing (the page shows the one that fits
     its width), a localized title (alt text), and a caption that leads with the figure's point."""
-    alt_key = {"kernels": "kernels_fig_alt", "device_time": "time_fig_alt",
-               "registers_occupancy": "regs_fig_alt", "scaling_time": "scaling_time_alt",
-               "scaling_tflops": "scaling_tflops_alt", "scaling_memory": "scaling_memory_alt",
-               "hbm_traffic": "hbm_fig_alt", "roofline": "roofline_fig_alt"}[name]
+    alt_key = {
+        "kernels": "kernels_fig_alt",
+        "device_time": "time_fig_alt",
+        "registers_occupancy": "regs_fig_alt",
+        "scaling_time": "scaling_time_alt",
+        "scaling_tflops": "scaling_tflops_alt",
+        "scaling_memory": "scaling_memory_alt",
+        "hbm_traffic": "hbm_fig_alt",
+        "roofline": "roofline_fig_alt",
+    }[name]
     alt = t(lang, alt_key)
     label = html.escape(alt, quote=True)
 
@@ -477,9 +636,13 @@ def figure_html(snap: Snapshot, name: str, lang: str) -> str:
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
         return re.sub(r"(<svg[^>]*>)", rf"\1<title>{html.escape(alt)}</title>", svg, count=1)
 
-    body = (f'<div class="attn-fig-wide">{labelled(figure_svg(snap, name, lang, narrow=False))}</div>'
-            f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, lang, narrow=True))}</div>')
+    body = (
+        f'<div class="attn-fig-wide">{labelled(figure_svg(snap, name, lang, narrow=False))}</div>'
+        f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, lang, narrow=True))}</div>'
+    )
     point = takeaway(snap, name, lang)
     lead = f"<strong>{html.escape(point)}</strong> " if point else ""
-    return (f'<figure class="attn-figure" id="fig-{name}" data-search-exclude>{body}'
-            f"<figcaption>{lead}{html.escape(alt)}</figcaption></figure>")
+    return (
+        f'<figure class="attn-figure" id="fig-{name}" data-search-exclude>{body}'
+        f"<figcaption>{lead}{html.escape(alt)}</figcaption></figure>"
+    )

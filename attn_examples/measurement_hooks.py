@@ -30,6 +30,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
+
 def _site():
     from attn_examples import site
 
@@ -43,21 +44,23 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
     try:
         m = _site().current()
-    except Exception as exc:  # noqa: BLE001 - surface any failure as a build error with its cause
+    except Exception as exc:
         raise PluginError(f"attn-examples: could not obtain this build's measurement: {exc}") from exc
     verdicts = list(m.verdicts.values())
     if not all(v.ok for v in verdicts):
         raise PluginError(claims.failure_report(m.snapshot, verdicts))
-    report = m.drift   # every build computes it; a snapshot build shows it on the reproducibility page
+    report = m.drift  # every build computes it; a snapshot build shows it on the reproducibility page
     if m.live and report is not None and (report.drifted or report.unlike):
         raise PluginError(
             f"attn-examples: the live measurement drifted from the committed baseline "
-            f"{report.baseline}:\n  - " + "\n  - ".join([report.unlike] if report.unlike else report.problems) +
-            "\nIf the new numbers are right, promote them with `attn-examples accept "
-            f"{m.snapshot.root}` and review the claims; otherwise find the cause first.")
+            f"{report.baseline}:\n  - "
+            + "\n  - ".join([report.unlike] if report.unlike else report.problems)
+            + "\nIf the new numbers are right, promote them with `attn-examples accept "
+            f"{m.snapshot.root}` and review the claims; otherwise find the cause first."
+        )
 
 
-@mkdocs.plugins.event_priority(-120)   # after site_hooks re-wrapped the notebooks as pages (-110)
+@mkdocs.plugins.event_priority(-120)  # after site_hooks re-wrapped the notebooks as pages (-110)
 def on_files(files, config: MkDocsConfig):
     """A notebook page renders its language's notebook with the outputs frozen beside this build's
     snapshot (`attn_examples.notebook`), or says why there are none."""
@@ -91,9 +94,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> 
     def value(key: str) -> str:
         try:
             return m.value(key, lang)
-        except KeyError as exc:   # UnknownMetric, an unknown quotation, a claim that does not apply
-            raise PluginError(f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]} (a sentence that needs a "
-                              f"value this measurement may lack belongs inside {{% if has … %}})") from None
+        except KeyError as exc:  # UnknownMetric, an unknown quotation, a claim that does not apply
+            raise PluginError(
+                f"{page.file.src_uri}: {{{{ {key} }}}}: {exc.args[0]} (a sentence that needs a "
+                f"value this measurement may lack belongs inside {{% if has … %}})"
+            ) from None
 
     try:
         return prose.render(markdown, m, value, where=page.file.src_uri)
@@ -109,7 +114,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
     if render.MEASURED_MARK not in html:
         return html
     html = html.replace(render.MEASURED_MARK, "")
-    if 'class="attn-provenance"' in html:   # the page shows it itself (about.md)
+    if 'class="attn-provenance"' in html:  # the page shows it itself (about.md)
         return html
     m = _site().current()
     lang = "zh-TW" if page.file.src_uri.startswith("zh-TW/") else "en"
@@ -134,7 +139,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     return output.replace(SITE_ROOT, root)
 
 
-@mkdocs.plugins.event_priority(-150)   # after i18n built the other languages in the first pass (-100)
+@mkdocs.plugins.event_priority(-150)  # after i18n built the other languages in the first pass (-100)
 def on_post_build(config: MkDocsConfig) -> None:
     snap = _site().current().snapshot
     target = Path(config.site_dir) / "traces" / snap.device_slug

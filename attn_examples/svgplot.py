@@ -21,23 +21,71 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-PT = 72.0        # points per inch
-INK = "currentColor"   # text and axes follow the page's light or dark scheme
+PT = 72.0  # points per inch
+INK = "currentColor"  # text and axes follow the page's light or dark scheme
 FONT = "'DejaVu Sans', 'Noto Sans CJK TC', sans-serif"
-TICK, PAD, LABEL_PAD = 3.5, 3.5, 4.0   # tick length, tick-to-label gap, tick labels to axis label (pt)
-LINE = 1.2       # line height, in em
-ASCENT, DESCENT = 0.76, 0.24   # of a line of text, in em (cap height and descender, roughly)
+TICK, PAD, LABEL_PAD = 3.5, 3.5, 4.0  # tick length, tick-to-label gap, tick labels to axis label (pt)
+LINE = 1.2  # line height, in em
+ASCENT, DESCENT = 0.76, 0.24  # of a line of text, in em (cap height and descender, roughly)
 
 # DejaVu Sans advance widths in 1/1000 em; anything unlisted is 0.6 em, a wide character 1 em.
 _WIDTHS: dict[str, int] = {}
-for _chars, _w in (("0123456789$", 636), (" .,·", 318), (":;", 337), ("()[]", 390), ("-", 361), ("_*", 500),
-                   ("/\\|", 337), ("%", 950), ("×+=<>~#", 838), ("µ", 636), ("'", 275), ('"', 460), ("!", 401),
-                   ("?", 531), ("&", 780), ("@", 1000), ("a", 613), ("bdgpq", 635), ("c", 550), ("e", 615),
-                   ("f", 352), ("hnu", 634), ("ijl", 278), ("k", 579), ("m", 974), ("o", 612), ("r", 411),
-                   ("s", 521), ("t", 392), ("vxy", 592), ("w", 818), ("z", 525), ("A", 684), ("B", 686),
-                   ("C", 698), ("D", 770), ("E", 632), ("F", 575), ("G", 775), ("H", 752), ("IJ", 295),
-                   ("K", 656), ("L", 557), ("M", 863), ("N", 748), ("OQ", 787), ("P", 603), ("R", 695),
-                   ("S", 635), ("TY", 611), ("U", 732), ("V", 684), ("W", 989), ("XZ", 685)):
+for _chars, _w in (
+    ("0123456789$", 636),
+    (" .,·", 318),
+    (":;", 337),
+    ("()[]", 390),
+    ("-", 361),
+    ("_*", 500),
+    ("/\\|", 337),
+    ("%", 950),
+    ("×+=<>~#", 838),
+    ("µ", 636),
+    ("'", 275),
+    ('"', 460),
+    ("!", 401),
+    ("?", 531),
+    ("&", 780),
+    ("@", 1000),
+    ("a", 613),
+    ("bdgpq", 635),
+    ("c", 550),
+    ("e", 615),
+    ("f", 352),
+    ("hnu", 634),
+    ("ijl", 278),
+    ("k", 579),
+    ("m", 974),
+    ("o", 612),
+    ("r", 411),
+    ("s", 521),
+    ("t", 392),
+    ("vxy", 592),
+    ("w", 818),
+    ("z", 525),
+    ("A", 684),
+    ("B", 686),
+    ("C", 698),
+    ("D", 770),
+    ("E", 632),
+    ("F", 575),
+    ("G", 775),
+    ("H", 752),
+    ("IJ", 295),
+    ("K", 656),
+    ("L", 557),
+    ("M", 863),
+    ("N", 748),
+    ("OQ", 787),
+    ("P", 603),
+    ("R", 695),
+    ("S", 635),
+    ("TY", 611),
+    ("U", 732),
+    ("V", 684),
+    ("W", 989),
+    ("XZ", 685),
+):
     _WIDTHS.update(dict.fromkeys(_chars, _w))
 
 
@@ -78,8 +126,17 @@ def _n(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def text_svg(x: float, y: float, text: str, size: float, anchor: str = "start", va: str = "baseline",
-             rotate: float = 0.0, color: str | None = None, spacing: float = LINE) -> str:
+def text_svg(
+    x: float,
+    y: float,
+    text: str,
+    size: float,
+    anchor: str = "start",
+    va: str = "baseline",
+    rotate: float = 0.0,
+    color: str | None = None,
+    spacing: float = LINE,
+) -> str:
     """`text` at (x, y) as <text> elements, one per line (each line's words are the element's
     content). `va` places the block: baseline (of the first line), top, center or bottom; offsets
     are computed here, as not every browser honours dominant-baseline. `rotate` in degrees,
@@ -87,8 +144,12 @@ def text_svg(x: float, y: float, text: str, size: float, anchor: str = "start", 
     lines = text.split("\n")
     pitch = size * spacing
     block = (len(lines) - 1) * pitch
-    first = {"baseline": 0.0, "top": ASCENT * size, "bottom": -DESCENT * size - block,
-             "center": (ASCENT - DESCENT) / 2 * size - block / 2}[va]
+    first = {
+        "baseline": 0.0,
+        "top": ASCENT * size,
+        "bottom": -DESCENT * size - block,
+        "center": (ASCENT - DESCENT) / 2 * size - block / 2,
+    }[va]
     attrs = f' font-size="{_n(size)}"'
     if anchor != "start":
         attrs += f' text-anchor="{anchor}"'
@@ -96,14 +157,21 @@ def text_svg(x: float, y: float, text: str, size: float, anchor: str = "start", 
         attrs += f' fill="{color}"'
     if rotate:
         attrs += f' transform="rotate({_n(-rotate)} {_n(x)} {_n(y)})"'
-    return "".join(f'<text x="{_n(x)}" y="{_n(y + first + i * pitch)}"{attrs}>{html.escape(line, quote=False)}</text>'
-                   for i, line in enumerate(lines))
+    return "".join(
+        f'<text x="{_n(x)}" y="{_n(y + first + i * pitch)}"{attrs}>{html.escape(line, quote=False)}</text>'
+        for i, line in enumerate(lines)
+    )
 
 
 # ---- markers ---------------------------------------------------------------------------------------
 def _star(points: int, inner: float) -> list[tuple[float, float]]:
-    return [((inner if i % 2 else 1) * math.sin(math.pi * i / points), -(inner if i % 2 else 1) * math.cos(math.pi * i / points))
-            for i in range(2 * points)]
+    return [
+        (
+            (inner if i % 2 else 1) * math.sin(math.pi * i / points),
+            -(inner if i % 2 else 1) * math.cos(math.pi * i / points),
+        )
+        for i in range(2 * points)
+    ]
 
 
 def _cross(arm: float) -> list[tuple[float, float]]:
@@ -133,7 +201,7 @@ def marker_svg(x: float, y: float, shape: str, diameter: float, attrs: str) -> s
     return f'<path d="{d}"{attrs}/>'
 
 
-DASHES = {"-": None, "--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}   # per unit line width
+DASHES = {"-": None, "--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}  # per unit line width
 
 
 def stroke(color: str, width: float, dash: str = "-") -> str:
@@ -171,7 +239,7 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
     """Decades within [lo, hi] (labelled), and 2..9 times each decade (unlabelled)."""
     majors, minors = [], []
     for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
-        decade = 10.0 ** e
+        decade = 10.0**e
         majors += [decade] if lo * (1 - 1e-9) <= decade <= hi * (1 + 1e-9) else []
         minors += [m * decade for m in range(2, 10) if lo <= m * decade <= hi]
     return majors, minors
@@ -185,9 +253,9 @@ class Axis:
     lim: tuple[float, float] | None = None
     nbins: int = 6
     integer: bool = False
-    ticks: list[tuple[float, str]] | None = None   # explicit (value, label); else chosen
-    minor: bool = True              # unlabelled 2..9 marks on a log axis
-    labels: bool = True             # tick labels shown (off on a panel sharing its neighbour's)
+    ticks: list[tuple[float, str]] | None = None  # explicit (value, label); else chosen
+    minor: bool = True  # unlabelled 2..9 marks on a log axis
+    labels: bool = True  # tick labels shown (off on a panel sharing its neighbour's)
     label: str = ""
     extent: list[float] = field(default_factory=lambda: [math.inf, -math.inf])
 
@@ -223,13 +291,17 @@ class Axis:
             return [(v, s) for v, s in self.ticks if inside(v)], []
         if self.log:
             majors, minors = log_ticks(lo, hi)
-            if len(majors) < 2:   # less than a decade shown: 2 and 5 times a decade are labelled too
-                majors = sorted(majors + [v for v in minors if round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in (2, 5)])
+            if len(majors) < 2:  # less than a decade shown: 2 and 5 times a decade are labelled too
+                majors = sorted(
+                    majors + [v for v in minors if round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in (2, 5)]
+                )
                 minors = [v for v in minors if v not in majors]
             return [(v, plain(v)) for v in majors], minors if self.minor else []
         values = nice_ticks(lo, hi, self.nbins, self.integer)
         step = values[1] - values[0] if len(values) > 1 else 1.0
-        decimals = next(d for d in range(7) if abs(round(step, d) - step) < 1e-9 * max(step, 1))   # 0.0 … 1.0: one format
+        decimals = next(
+            d for d in range(7) if abs(round(step, d) - step) < 1e-9 * max(step, 1)
+        )  # 0.0 … 1.0: one format
         return [(v, f"{v:,.{decimals}f}") for v in values if inside(v)], []
 
 
@@ -282,13 +354,25 @@ class Axes:
 
     def _add(self, z: float, draw: Callable[[], str], tip: str | None = None) -> None:
         if tip is not None:
-            gid, body = self.fig.uid("m"), draw
-            draw = lambda: (f'<g id="{gid}" class="attn-mark"><title>{html.escape(tip)}</title>'  # noqa: E731
-                            f"{body()}</g>")
+            gid, body, title = self.fig.uid("m"), draw, html.escape(tip)
+
+            def marked() -> str:
+                return f'<g id="{gid}" class="attn-mark"><title>{title}</title>{body()}</g>'
+
+            draw = marked
         self._items.append((z, len(self._items), draw))
 
-    def barh(self, y: float, width: float, left: float = 0.0, height: float = 0.8, color: str = INK,
-             hatch: str | None = None, linewidth: float = 0.8, tip: str | None = None) -> None:
+    def barh(
+        self,
+        y: float,
+        width: float,
+        left: float = 0.0,
+        height: float = 0.8,
+        color: str = INK,
+        hatch: str | None = None,
+        linewidth: float = 0.8,
+        tip: str | None = None,
+    ) -> None:
         """A horizontal bar; `hatch` (a colour) draws it hollow, outlined and hatched in that colour."""
         self.x.include(left, left + width)
         self.y.include(y - height / 2, y + height / 2)
@@ -296,31 +380,66 @@ class Axes:
         def draw() -> str:
             x0, x1 = sorted((self.px(left), self.px(left + width)))
             y0 = self.py(y + height / 2)
-            fill = (f'fill="url(#{self.fig.hatch(hatch)})" stroke="{hatch}" stroke-width="{_n(linewidth)}"'
-                    if hatch else f'fill="{color}"')
+            fill = (
+                f'fill="url(#{self.fig.hatch(hatch)})" stroke="{hatch}" stroke-width="{_n(linewidth)}"'
+                if hatch
+                else f'fill="{color}"'
+            )
             return f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(x1 - x0)}" height="{_n(self.py(y - height / 2) - y0)}" {fill}/>'
+
         self._add(1, draw, tip)
 
     def errorbar_x(self, y: float, x: float, half: float, color: str = INK, width: float = 1.0) -> None:
         """A horizontal whisker from x - half to x + half."""
-        self._add(2, lambda: f'<path d="M{_n(self.px(x - half))},{_n(self.py(y))}H{_n(self.px(x + half))}"'
-                             f'{stroke(color, width)}/>')
+        self._add(
+            2,
+            lambda: (
+                f'<path d="M{_n(self.px(x - half))},{_n(self.py(y))}H{_n(self.px(x + half))}"{stroke(color, width)}/>'
+            ),
+        )
 
-    def line(self, xs: Sequence[float], ys: Sequence[float], color: str = INK, width: float = 1.0,
-             dash: str = "-", z: float = 2) -> None:
+    def line(
+        self,
+        xs: Sequence[float],
+        ys: Sequence[float],
+        color: str = INK,
+        width: float = 1.0,
+        dash: str = "-",
+        z: float = 2,
+    ) -> None:
         self.x.include(*xs)
         self.y.include(*ys)
-        self._add(z, lambda: f'<polyline points="{" ".join(f"{_n(self.px(a))},{_n(self.py(b))}" for a, b in zip(xs, ys))}"'
-                             f'{stroke(color, width, dash)}/>')
+        self._add(
+            z,
+            lambda: (
+                f'<polyline points="{" ".join(f"{_n(self.px(a))},{_n(self.py(b))}" for a, b in zip(xs, ys))}"'
+                f"{stroke(color, width, dash)}/>"
+            ),
+        )
 
     def vline(self, x: float, color: str = INK, width: float = 0.8, dash: str = "-") -> None:
         """A vertical line across the whole axes (it does not widen the y limits)."""
         self.x.include(x)
-        self._add(2, lambda: f'<path d="M{_n(self.px(x))},{_n(self.top)}V{_n(self.top + self.height)}"'
-                             f'{stroke(color, width, dash)}/>')
+        self._add(
+            2,
+            lambda: (
+                f'<path d="M{_n(self.px(x))},{_n(self.top)}V{_n(self.top + self.height)}"{stroke(color, width, dash)}/>'
+            ),
+        )
 
-    def marker(self, x: float, y: float, shape: str, area: float, color: str, edge: str | None = None,
-               edgewidth: float = 0.0, alpha: float = 1.0, z: float = 3, tip: str | None = None) -> None:
+    def marker(
+        self,
+        x: float,
+        y: float,
+        shape: str,
+        area: float,
+        color: str,
+        edge: str | None = None,
+        edgewidth: float = 0.0,
+        alpha: float = 1.0,
+        z: float = 3,
+        tip: str | None = None,
+    ) -> None:
         """A scatter marker; `area` in pt² as matplotlib's `s` (its diameter is sqrt(area))."""
         self.x.include(x)
         self.y.include(y)
@@ -329,11 +448,26 @@ class Axes:
             attrs += f' stroke="{edge}" stroke-width="{_n(edgewidth)}"'
         self._add(z, lambda: marker_svg(self.px(x), self.py(y), shape, math.sqrt(area), attrs), tip)
 
-    def text(self, x: float, y: float, text: str, size: float | None = None, anchor: str = "start",
-             va: str = "center", rotate: float = 0.0, dx: float = 0.0, dy: float = 0.0, spacing: float = LINE) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float | None = None,
+        anchor: str = "start",
+        va: str = "center",
+        rotate: float = 0.0,
+        dx: float = 0.0,
+        dy: float = 0.0,
+        spacing: float = LINE,
+    ) -> None:
         """Text at a data point, offset by (dx, dy) points (dy down)."""
-        self._add(4, lambda: text_svg(self.px(x) + dx, self.py(y) + dy, text, size or self.size, anchor, va,
-                                      rotate, spacing=spacing))
+        self._add(
+            4,
+            lambda: text_svg(
+                self.px(x) + dx, self.py(y) + dy, text, size or self.size, anchor, va, rotate, spacing=spacing
+            ),
+        )
 
     def label_room(self) -> float:
         """Points left of the axes taken by its y tick labels and y label."""
@@ -359,11 +493,15 @@ class Axes:
         ticks += "".join(f"M{_n(self.left)},{_n(self.py(v))}h{-TICK * 0.6}" for v in yminors)
         out.append(f'<path d="{ticks}"{stroke(INK, 0.8)}/>')
         if self.x.labels:
-            out += [f'<g class="xtick">{text_svg(self.px(v), bottom + TICK + PAD, label, s, "middle", "top")}</g>'
-                    for v, label in majors]
+            out += [
+                f'<g class="xtick">{text_svg(self.px(v), bottom + TICK + PAD, label, s, "middle", "top")}</g>'
+                for v, label in majors
+            ]
         if self.y.labels:
-            out += [f'<g class="ytick">{text_svg(self.left - TICK - PAD, self.py(v), label, s, "end", "center")}</g>'
-                    for v, label in ymajors]
+            out += [
+                f'<g class="ytick">{text_svg(self.left - TICK - PAD, self.py(v), label, s, "end", "center")}</g>'
+                for v, label in ymajors
+            ]
         if self.x.label:
             depth = TICK + PAD + s * LINE + LABEL_PAD if self.x.labels else TICK + LABEL_PAD
             out.append(text_svg(self.left + self.width / 2, bottom + depth, self.x.label, s, "middle", "top"))
@@ -388,14 +526,14 @@ class Key:
 
     label: str
     color: str = INK
-    kind: str = "patch"     # patch | line | marker
+    kind: str = "patch"  # patch | line | marker
     hatch: bool = False
     dash: str = "-"
     shape: str = "o"
 
 
-LEGEND_PITCH = 1.45    # legend row height, em
-_HANDLE, _HANDLE_PAD, _COLUMN_GAP = 2.0, 0.7, 1.6   # em
+LEGEND_PITCH = 1.45  # legend row height, em
+_HANDLE, _HANDLE_PAD, _COLUMN_GAP = 2.0, 0.7, 1.6  # em
 
 
 def legend_shape(keys: Sequence[Key], ncols: int, size: float, room: float) -> tuple[int, list[float]]:
@@ -403,8 +541,10 @@ def legend_shape(keys: Sequence[Key], ncols: int, size: float, room: float) -> t
     bottom, with as many columns as fit in `room` points."""
     for n in range(max(ncols, 1), 0, -1):
         rows = math.ceil(len(keys) / n)
-        columns = [keys[c * rows:(c + 1) * rows] for c in range(n)]
-        widths = [(_HANDLE + _HANDLE_PAD) * size + max(text_width(k.label, size) for k in col) for col in columns if col]
+        columns = [keys[c * rows : (c + 1) * rows] for c in range(n)]
+        widths = [
+            (_HANDLE + _HANDLE_PAD) * size + max(text_width(k.label, size) for k in col) for col in columns if col
+        ]
         if n == 1 or sum(widths) + _COLUMN_GAP * size * (len(widths) - 1) <= room:
             return rows, widths
     raise AssertionError("unreachable")
@@ -426,7 +566,7 @@ class Figure:
     size: float = 9.0
     axes: list[Axes] = field(default_factory=list)
     _extra: list[str] = field(default_factory=list)
-    _defs: dict[str, tuple[str, str]] = field(default_factory=dict)   # colour -> (pattern id, <pattern>)
+    _defs: dict[str, tuple[str, str]] = field(default_factory=dict)  # colour -> (pattern id, <pattern>)
     _ids: int = 0
 
     @property
@@ -451,12 +591,16 @@ class Figure:
         """The id of a pattern of diagonal lines in `color` (one per colour per figure)."""
         if color not in self._defs:
             pid = self.uid("hatch")
-            self._defs[color] = (pid, f'<pattern id="{pid}" patternUnits="userSpaceOnUse" width="4" height="4">'
-                                      f'<path d="M-1,1L1,-1M0,4L4,0M3,5L5,3"{stroke(color, 0.7)}/></pattern>')
+            self._defs[color] = (
+                pid,
+                f'<pattern id="{pid}" patternUnits="userSpaceOnUse" width="4" height="4">'
+                f'<path d="M-1,1L1,-1M0,4L4,0M3,5L5,3"{stroke(color, 0.7)}/></pattern>',
+            )
         return self._defs[color][0]
 
-    def text(self, x: float, y: float, text: str, size: float | None = None, anchor: str = "start",
-             va: str = "baseline") -> None:
+    def text(
+        self, x: float, y: float, text: str, size: float | None = None, anchor: str = "start", va: str = "baseline"
+    ) -> None:
         """Text at (x, y) points from the figure's top left."""
         self._extra.append(text_svg(x, y, text, size or self.size, anchor, va))
 
@@ -471,7 +615,7 @@ class Figure:
         y0 = y - height if anchor == "lower right" else y
         out, left = [], x0
         for c, width in enumerate(widths):
-            for r, key in enumerate(keys[c * rows:(c + 1) * rows]):
+            for r, key in enumerate(keys[c * rows : (c + 1) * rows]):
                 mid = y0 + (r + 0.5) * size * LEGEND_PITCH
                 out.append(self._handle(key, left, mid, size))
                 out.append(text_svg(left + (_HANDLE + _HANDLE_PAD) * size, mid, key.label, size, va="center"))
@@ -484,13 +628,18 @@ class Figure:
             return f'<path d="M{_n(x)},{_n(mid)}h{_n(length)}"{stroke(key.color, 0.9, key.dash)}/>'
         if key.kind == "marker":
             return marker_svg(x + length / 2, mid, key.shape, size * 0.85, f' fill="{key.color}"')
-        fill = (f'fill="url(#{self.hatch(key.color)})" stroke="{key.color}" stroke-width="0.7"' if key.hatch
-                else f'fill="{key.color}"')
+        fill = (
+            f'fill="url(#{self.hatch(key.color)})" stroke="{key.color}" stroke-width="0.7"'
+            if key.hatch
+            else f'fill="{key.color}"'
+        )
         return f'<rect x="{_n(x)}" y="{_n(mid - size * 0.35)}" width="{_n(length)}" height="{_n(size * 0.7)}" {fill}/>'
 
     def svg(self) -> str:
         """The figure as inline SVG: a viewBox and no fixed size (the page scales it to its column)."""
         body = "".join(ax.svg() for ax in self.axes) + "".join(self._extra)
         defs = f"<defs>{''.join(pattern for _, pattern in self._defs.values())}</defs>" if self._defs else ""
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(self.w)} {_n(self.h)}" '
-                f'font-family="{FONT}" fill="{INK}">{defs}{body}</svg>')
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(self.w)} {_n(self.h)}" '
+            f'font-family="{FONT}" fill="{INK}">{defs}{body}</svg>'
+        )

@@ -35,7 +35,7 @@ SNIPPET = Path("snippets/profile_forward.py")
 SNIPPET_ANCHOR = "# first calls pay for lazy init"
 CLAIMS = Path("attn_examples/claims.d/method.yml")
 SNAPSHOT = Path("snapshots/nvidia-h200/snapshot.json")
-REBUILD_DEADLINE_S = 30.0   # null in the report: no rebuild followed the edit
+REBUILD_DEADLINE_S = 30.0  # null in the report: no rebuild followed the edit
 
 
 def load() -> str:
@@ -45,12 +45,18 @@ def load() -> str:
 def copy_repo(source: Path, target: Path, with_cache: bool) -> None:
     """The files git would commit (tracked, and untracked but not ignored), plus .cache/."""
     try:
-        listed = subprocess.run(["git", "-C", str(source), "ls-files", "-z", "--cached", "--others",
-                                 "--exclude-standard"], capture_output=True, check=True).stdout
+        listed = subprocess.run(
+            ["git", "-C", str(source), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=True,
+        ).stdout
         names = [n for n in listed.decode().split("\0") if n]
-    except (OSError, subprocess.CalledProcessError):   # an exported tree: everything but the usual outputs
-        names = [str(p.relative_to(source)) for p in source.rglob("*") if p.is_file()
-                 and not {".venv", ".cache", "site", ".git"} & set(p.relative_to(source).parts)]
+    except (OSError, subprocess.CalledProcessError):  # an exported tree: everything but the usual outputs
+        names = [
+            str(p.relative_to(source))
+            for p in source.rglob("*")
+            if p.is_file() and not {".venv", ".cache", "site", ".git"} & set(p.relative_to(source).parts)
+        ]
     for name in names:
         src = source / name
         if src.is_file():
@@ -58,8 +64,9 @@ def copy_repo(source: Path, target: Path, with_cache: bool) -> None:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
     if with_cache and (source / ".cache").is_dir():
-        shutil.copytree(source / ".cache", target / ".cache",
-                        ignore=shutil.ignore_patterns("live-snapshot"), dirs_exist_ok=True)
+        shutil.copytree(
+            source / ".cache", target / ".cache", ignore=shutil.ignore_patterns("live-snapshot"), dirs_exist_ok=True
+        )
 
 
 def free_port() -> int:
@@ -76,8 +83,9 @@ def get(url: str, timeout: float = 120) -> str | None:
         return None
 
 
-def wait_for(url: str, word: str | None, deadline_s: float, server: subprocess.Popen,
-             started: float | None = None) -> float:
+def wait_for(
+    url: str, word: str | None, deadline_s: float, server: subprocess.Popen, started: float | None = None
+) -> float:
     """Seconds from `started` (default: now) until `url` answers (and contains `word`); raises past
     the deadline or if serve died."""
     started = time.perf_counter() if started is None else started
@@ -136,10 +144,15 @@ def serve_benchmark(repo: Path, repeats: int, with_cache: bool, log_path: Path |
         base = f"http://127.0.0.1:{port}"
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot")
         env.pop("ATTN_EXAMPLES_SNAPSHOT", None)
-        log = open(log_path or Path(name) / "serve.log", "w", encoding="utf-8")
+        log = open(log_path or Path(name) / "serve.log", "w", encoding="utf-8")  # noqa: SIM115 - the server writes to it until stopped
         started = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
-                                  cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"],
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             wait_for(base + URL_PATH, None, 600, server)
             first = time.perf_counter() - started
@@ -159,9 +172,9 @@ def serve_benchmark(repo: Path, repeats: int, with_cache: bool, log_path: Path |
             settle()
             before = epoch(base)
             page.write_text(original, encoding="utf-8")
-            wait_rebuilt(base, before, 120)   # the restored page is built before the next edit
+            wait_rebuilt(base, before, 120)  # the restored page is built before the next edit
 
-            settle()   # a snippet: its code shows in the page
+            settle()  # a snippet: its code shows in the page
             snippet = work / SNIPPET
             code = snippet.read_text(encoding="utf-8")
             word = f"zqxsnippet{os.getpid()}"
@@ -169,11 +182,11 @@ def serve_benchmark(repo: Path, repeats: int, with_cache: bool, log_path: Path |
             snippet.write_text(code.replace(SNIPPET_ANCHOR, f"{SNIPPET_ANCHOR} {word}", 1), encoding="utf-8")
             try:
                 snippet_s: float | None = round(wait_for(base + URL_PATH, word, REBUILD_DEADLINE_S, server, t0), 2)
-            except TimeoutError:   # snippets/ is not watched
+            except TimeoutError:  # snippets/ is not watched
                 snippet_s = None
 
             data = {}
-            for label, path in (("claims", CLAIMS), ("snapshot", SNAPSHOT)):   # a rebuild must follow
+            for label, path in (("claims", CLAIMS), ("snapshot", SNAPSHOT)):  # a rebuild must follow
                 settle()
                 target = work / path
                 before = epoch(base)
@@ -191,10 +204,15 @@ def serve_benchmark(repo: Path, repeats: int, with_cache: bool, log_path: Path |
             except subprocess.TimeoutExpired:
                 server.kill()
             log.close()
-    return {"first_page_s": round(first, 2), "prose_edit_to_served_s": [round(s, 2) for s in prose],
-            "prose_best_s": round(min(prose), 2), "prose_median_s": round(statistics.median(prose), 2),
-            "snippet_edit_to_served_s": snippet_s, **data,
-            "cache": "copied from the checkout" if with_cache and (repo / ".cache").is_dir() else "cold"}
+    return {
+        "first_page_s": round(first, 2),
+        "prose_edit_to_served_s": [round(s, 2) for s in prose],
+        "prose_best_s": round(min(prose), 2),
+        "prose_median_s": round(statistics.median(prose), 2),
+        "snippet_edit_to_served_s": snippet_s,
+        **data,
+        "cache": "copied from the checkout" if with_cache and (repo / ".cache").is_dir() else "cold",
+    }
 
 
 def main() -> None:

@@ -44,8 +44,12 @@ def stripped_docs(target: Path, repo: Path = REPO) -> None:
 def config_for(docs_dir: Path, out: Path, repo: Path = REPO) -> Path:
     raw = (repo / "mkdocs.yml").read_text(encoding="utf-8")
     raw = raw.replace("docs_dir: docs", f"docs_dir: {docs_dir}")
-    raw = re.sub(r"^  - (attn_examples/\S+\.py|attn_examples|snippets|snapshots)$", lambda m: f"  - {repo / m.group(1)}",
-                 raw, flags=re.M)   # the hooks, and the folders `mkdocs serve` watches
+    raw = re.sub(
+        r"^  - (attn_examples/\S+\.py|attn_examples|snippets|snapshots)$",
+        lambda m: f"  - {repo / m.group(1)}",
+        raw,
+        flags=re.M,
+    )  # the hooks, and the folders `mkdocs serve` watches
     out.write_text(raw, encoding="utf-8")
     return out
 
@@ -54,11 +58,16 @@ def timed_build(config: Path, tmp: Path, label: str, repeats: int, repo: Path = 
     """Best wall time; each repeat gets a cold notebook cache."""
     best = float("inf")
     for i in range(repeats):
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATTN_EXAMPLES_MEASURE="snapshot",
-                   MKDOCS_JUPYTER_CACHE_DIR=str(tmp / f"nbcache-{label}-{i}"))
+        env = dict(
+            os.environ,
+            NO_MKDOCS_2_WARNING="1",
+            ATTN_EXAMPLES_MEASURE="snapshot",
+            MKDOCS_JUPYTER_CACHE_DIR=str(tmp / f"nbcache-{label}-{i}"),
+        )
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", BUILD, str(config), str(tmp / f"site-{label}-{i}")],
-                       cwd=repo, env=env, check=True)
+        subprocess.run(
+            [sys.executable, "-c", BUILD, str(config), str(tmp / f"site-{label}-{i}")], cwd=repo, env=env, check=True
+        )
         best = min(best, time.perf_counter() - t0)
     return best
 
@@ -72,8 +81,12 @@ def measure(repeats: int = 2, repo: Path = REPO) -> dict:
         bare = config_for(tmp / "docs-stripped", tmp / "stripped.yml", repo)
         cold_s = timed_build(full, tmp, "cold", repeats, repo=repo)
         bare_s = timed_build(bare, tmp, "stripped", repeats, repo=repo)
-    return {"snapshot_build_cold_figures_s": round(cold_s, 2), "stripped_build_s": round(bare_s, 2),
-            "ratio_cold": round(cold_s / bare_s, 2), "torch_importable_during_build": False}
+    return {
+        "snapshot_build_cold_figures_s": round(cold_s, 2),
+        "stripped_build_s": round(bare_s, 2),
+        "ratio_cold": round(cold_s / bare_s, 2),
+        "torch_importable_during_build": False,
+    }
 
 
 def main() -> None:

@@ -33,27 +33,35 @@ def test_every_bar_and_point_tells_its_value_on_hover() -> None:
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     available = [v for v, r in snap.variants.items() if r.available]
     time_marks = _marks(figures.draw_device_time(snap, figures.Layout("en", False)))
-    assert len(time_marks) == 2 * len(available)          # a device and a host bar per variant
+    assert len(time_marks) == 2 * len(available)  # a device and a host bar per variant
     assert all(re.search(r"\d µs$", m) for m in time_marks), time_marks[:3]
     kernel_marks = _marks(figures.draw_kernels(snap, figures.Layout("en", False)))
-    bars = sum(1 for v in available for key in ("kernels", "memcpys", "memsets")
-               if figures.views.counts(snap.variants[v]).get(key))
+    bars = sum(
+        1
+        for v in available
+        for key in ("kernels", "memcpys", "memsets")
+        if figures.views.counts(snap.variants[v]).get(key)
+    )
     assert len(kernel_marks) == bars + sum(v in figures.article.KERNELS for v in available)
     hbm = _marks(figures.draw_hbm_traffic(snap, figures.Layout("en", True)))
     assert len(hbm) == 2 * len(snap.counters.variants) and all("MiB" in m for m in hbm)
 
 
-@pytest.mark.parametrize("name", ["kernels", "device_time", "registers_occupancy", "scaling_time", "hbm_traffic",
-                                  "roofline"])
+@pytest.mark.parametrize(
+    "name", ["kernels", "device_time", "registers_occupancy", "scaling_time", "hbm_traffic", "roofline"]
+)
 def test_a_chinese_figure_speaks_chinese_and_names_variants_as_the_tables_do(name: str) -> None:
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     svg = figures._draw(snap, name, "zh-TW", False)
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert any(CJK.search(text) for text in texts), texts[:8]
-    english = [phrase for key, phrase in TEXT["en"].items() if key.startswith("fig_") and len(phrase) > 12
-               and phrase.split("{")[0] in svg]
+    english = [
+        phrase
+        for key, phrase in TEXT["en"].items()
+        if key.startswith("fig_") and len(phrase) > 12 and phrase.split("{")[0] in svg
+    ]
     assert not english, english
-    assert "sdpa_math" not in svg and "naive_inplace" not in svg   # code ids never reach a reader
+    assert "sdpa_math" not in svg and "naive_inplace" not in svg  # code ids never reach a reader
     assert "SDPA：math" in svg or "math" in svg
 
 
@@ -65,7 +73,7 @@ def test_a_kernel_name_on_hover_is_escaped() -> None:
     svg = fig.svg()
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert "<b>" not in svg and "&lt;b&gt;&amp;amp;" in svg
-    assert _marks(svg) == ['k&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;']
+    assert _marks(svg) == ["k&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"]
 
 
 @pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
@@ -95,7 +103,9 @@ def _every_drawing(folder=REPO / "snapshots" / "nvidia-h200"):
                     yield (name, lang, narrow), figures._draw(snap, name, lang, narrow)
 
 
-TEXT_ELEMENT = re.compile(r'<text x="([\d.-]+)" y="[\d.-]+" font-size="([\d.]+)"( text-anchor="(\w+)")?([^>]*)>([^<]*)</text>')
+TEXT_ELEMENT = re.compile(
+    r'<text x="([\d.-]+)" y="[\d.-]+" font-size="([\d.]+)"( text-anchor="(\w+)")?([^>]*)>([^<]*)</text>'
+)
 
 
 @pytest.mark.parametrize("folder", SNAPSHOTS, ids=lambda p: p.name)
@@ -107,7 +117,7 @@ def test_every_word_fits_inside_its_figure(folder) -> None:
         width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
         for x, size, _, anchor, rest, text in TEXT_ELEMENT.findall(svg):
             if "rotate(" in rest:
-                continue   # a y label or the roofline's slope: placed by angle, checked in the screenshots
+                continue  # a y label or the roofline's slope: placed by angle, checked in the screenshots
             extent = svgplot.text_width(html.unescape(text), float(size))
             start = float(x) - {"middle": extent / 2, "end": extent}.get(anchor, 0)
             if start < -0.5 or start + extent > width + 0.5:
@@ -131,15 +141,22 @@ def test_ids_are_unique_on_a_page_and_every_reference_resolves() -> None:
 
 def test_ticks_are_round_numbers_written_plainly() -> None:
     assert svgplot.nice_ticks(0, 22.9, 8, integer=True) == [0, 5, 10, 15, 20]
-    assert svgplot.nice_ticks(0, 3.2, 8, integer=True) == [0, 1, 2, 3]          # never 0.5 in a count
-    assert svgplot.nice_ticks(0, 18, 8, integer=True) == [0, 5, 10, 15]        # nor 2.5
+    assert svgplot.nice_ticks(0, 3.2, 8, integer=True) == [0, 1, 2, 3]  # never 0.5 in a count
+    assert svgplot.nice_ticks(0, 18, 8, integer=True) == [0, 5, 10, 15]  # nor 2.5
     assert svgplot.nice_ticks(0, 18, 8) == [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5]
     assert svgplot.nice_ticks(0, 9000, 4) == [0, 2500, 5000, 7500]
-    assert [label for _, label in svgplot.Axis(lim=(0, 1)).tick_marks()[0]] == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert [label for _, label in svgplot.Axis(lim=(0, 1)).tick_marks()[0]] == [
+        "0.0",
+        "0.2",
+        "0.4",
+        "0.6",
+        "0.8",
+        "1.0",
+    ]
     assert [label for _, label in svgplot.Axis(lim=(0, 2.6), nbins=8).tick_marks()[0]][-2:] == ["2.0", "2.5"]
     majors, minors = svgplot.log_ticks(0.05, 5000)
     assert [svgplot.plain(v) for v in majors] == ["0.1", "1", "10", "100", "1,000"]
     assert len(minors) == 5 + 4 * 8 + 4 and {0.05, 0.2, 5000} <= set(minors) and not set(minors) & set(majors)
-    short = svgplot.Axis(log=True, lim=(30, 400)).tick_marks()[0]   # under a decade: 2 and 5 times one labelled too
+    short = svgplot.Axis(log=True, lim=(30, 400)).tick_marks()[0]  # under a decade: 2 and 5 times one labelled too
     assert [label for _, label in short] == ["50", "100", "200"]
     assert svgplot.text_width("序列", 9) == 18 and 10 < svgplot.text_width("flash", 9) < 25
