@@ -234,27 +234,41 @@ def by_variant(named: str, renamed: str, variant_ids: list[str]) -> dict[str, li
     return result
 
 
-def ncu_report_module(ncu: str) -> Any | None:
-    """NVIDIA's own reader of .ncu-rep files (`ncu_report`, in extras/python of the Nsight Compute
-    that `ncu` belongs to), or None where it is not installed or will not load."""
+def ncu_report_folder(ncu: str) -> Path | None:
+    """Where NVIDIA's own reader of .ncu-rep files lives (`ncu_report`, in extras/python of the Nsight
+    Compute that `ncu` belongs to), or None. CUDA's bin/ncu is often a wrapper script around
+    /opt/nvidia/nsight-compute/<version>/ncu: the folder named after ncu's own version comes first."""
     import glob
-    import importlib
+    import re
 
     home = Path(os.path.realpath(ncu)).parent
-    candidates = [
-        home / "extras" / "python",
-        *map(Path, sorted(glob.glob(str(home.parent / "nsight-compute*" / "extras" / "python")), reverse=True)),
+    found = [
+        Path(p)
+        for pattern in (str(home.parent / "nsight-compute*"), "/opt/nvidia/nsight-compute/*")
+        for p in sorted(glob.glob(pattern), reverse=True)
     ]
-    for folder in candidates:
-        if (folder / "ncu_report.py").is_file():
-            sys.path.insert(0, str(folder))
-            try:
-                return importlib.import_module("ncu_report")
-            except Exception:
-                return None
-            finally:
-                sys.path.remove(str(folder))
-    return None
+    version = re.search(r"(\d{4}\.\d+\.\d+)", ncu_version(ncu))
+    found.sort(key=lambda p: version is None or version.group(1) not in p.name)  # ncu's own version first
+    candidates = [home / "extras" / "python", *(p / "extras" / "python" for p in found)]
+    return next((folder for folder in candidates if (folder / "ncu_report.py").is_file()), None)
+
+
+def ncu_report_module(ncu: str) -> Any | None:
+    """`ncu_report` itself, or None where it is not installed or will not load. Its native library
+    crashes a process that has loaded torch's CUDA libraries: import it only in a process without
+    torch (`attn_examples.ncu_reader`)."""
+    import importlib
+
+    folder = ncu_report_folder(ncu)
+    if folder is None:
+        return None
+    sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module("ncu_report")
+    except Exception:  # a module that will not load is a module we do not have
+        return None
+    finally:
+        sys.path.remove(str(folder))
 
 
 def _dims(action: Any, prefix: str) -> str:
@@ -287,7 +301,7 @@ def read_report(
                     units[name] = "" if metric is None else metric.unit()
                 result[variant_id].append(
                     {
-                        "name": action.name(),
+                        "name": action.name(module.IAction.NameBase_DEMANGLED),
                         "block": _dims(action, "block"),
                         "grid": _dims(action, "grid"),
                         "metrics": values,

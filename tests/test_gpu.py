@@ -157,30 +157,34 @@ def test_compiled_variants_compile_ahead_on_a_thread_and_run_on_the_main_one():
 
 def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     """The counters' report read two ways: ncu's CSV import (what the snapshot holds) and NVIDIA's
-    `ncu_report` module. Same kernels, names, launch dimensions and values. Skipped (not faked) where
-    the GPU builder's Nsight Compute has no ncu_report."""
+    `ncu_report` module. Same kernels, names, launch dimensions and values: the CSV prints a value
+    with two decimals (0.31 where the report holds 0.3067, seen on the H200), so they agree within
+    half a hundredth, or a thousandth of a large count. Skipped (not faked) where the GPU builder's
+    Nsight Compute has no ncu_report."""
     import math
 
-    from attn_examples import counters
+    from attn_examples import counters, hardware, ncu_reader
 
     ncu = counters.ncu_path()
-    module = counters.ncu_report_module(ncu) if ncu else None
-    if module is None:
+    if ncu is None or counters.ncu_report_folder(ncu) is None:  # never imported here: this process has torch
         pytest.skip("no ncu, or its ncu_report module, on this GPU builder")
     ids = ["naive", "sdpa_flash"]
     config = AttnConfig(batch=2, heads=4, seq_len=512, head_dim=64).to_dict()
     section = counters.collect(config, ids, log_dir=tmp_path)
     assert section["available"], section["reason"]
     metrics = [m for m in counters.METRICS if m not in section["missing_metrics"]]
-    theirs = counters.read_report(module, str(tmp_path / "counters.ncu-rep"), ids, metrics)
+    theirs = ncu_reader.read(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
     for variant_id in ids:
         ours = section["variants"][variant_id]
-        assert [k["name"] for k in theirs[variant_id]] == [k["name"] for k in ours]
+        # ncu's CSV prints a shortened demangling (no `native::`, no `(int)` casts): base names agree
+        assert [hardware.base_name(k["name"]) for k in theirs[variant_id]] == [
+            hardware.base_name(k["name"]) for k in ours
+        ]
         assert [(k["block"], k["grid"]) for k in theirs[variant_id]] == [(k["block"], k["grid"]) for k in ours]
         for mine, nvidia in zip(ours, theirs[variant_id]):
             for name in metrics:
                 a, b = mine["metrics"][name], nvidia["metrics"][name]
-                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-6)), (
+                assert (a is None) == (b is None) and (a is None or math.isclose(a, b, rel_tol=1e-3, abs_tol=0.005)), (
                     variant_id,
                     mine["name"][:40],
                     name,
