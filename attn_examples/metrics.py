@@ -49,10 +49,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from attn_examples import views
-from attn_examples.snapshot import Snapshot, SnapshotError, SweepPoint, TrainingPoint
+from attn_examples.snapshot import Snapshot, SweepPoint, TrainingPoint, recorded
 
 if TYPE_CHECKING:
     from attn_examples.arch import Arch
@@ -73,18 +73,6 @@ class UnknownMetric(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
-
-
-_T = TypeVar("_T")
-
-
-def _recorded(value: _T | None, where: str) -> _T:
-    """A field that measuring always fills in an available variant or point (snapshot_from_dict checks
-    profile and timing; extended.py fills the sweep's and training's counts and times): a snapshot
-    that leaves it null is refused by name rather than failing in arithmetic."""
-    if value is None:
-        raise SnapshotError(f"field {where!r}: null in an available measurement")
-    return value
 
 
 def _kernels(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
@@ -161,7 +149,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         )
     if arg is not None:
         if name == "op":
-            step = _recorded(result.profile, f"variants.{variant_id}.profile").steps[0]
+            step = recorded(result.profile, f"variants.{variant_id}.profile").steps[0]
             return sum(op.count for op in step.cpu_ops if op.name == arg)
         if name == "kernels_matching":
             return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"], re.I))
@@ -184,7 +172,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
-    timing = _recorded(result.timing, f"variants.{variant_id}.timing")
+    timing = recorded(result.timing, f"variants.{variant_id}.timing")
     plain = {
         "device_us": timing.device_us.median if timing.device_us else None,
         "host_us": timing.host_us.median if timing.host_us else None,
@@ -301,10 +289,10 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
     measured = [p for p in points if p.available]
 
     def kernels(p: SweepPoint) -> int:
-        return _recorded(p.kernels, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].kernels")
+        return recorded(p.kernels, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].kernels")
 
     def tflops(p: SweepPoint) -> float:
-        return _recorded(p.tflops, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].tflops")
+        return recorded(p.tflops, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].tflops")
 
     if len(parts) == 2:
         summary: dict[str, Callable[[], Any]] = {
@@ -360,7 +348,7 @@ def _training_metric(snap: Snapshot, parts: list[str]) -> Any:
     measured = {p.variant: p for p in t.points if p.available}
 
     def device_us(p: TrainingPoint) -> float:
-        return _recorded(p.device_us, f"training.points[{p.variant}].device_us")
+        return recorded(p.device_us, f"training.points[{p.variant}].device_us")
 
     if parts == ["fastest"]:
         return min(measured, key=lambda v: device_us(measured[v]))

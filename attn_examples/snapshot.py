@@ -23,7 +23,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from attn_examples.config import AttnConfig
 from attn_examples.variants import VARIANTS
@@ -35,6 +35,19 @@ TRACE_DIR = "traces"
 
 class SnapshotError(ValueError):
     """A snapshot that cannot be used; the message names the file and the field."""
+
+
+_T = TypeVar("_T")
+
+
+def recorded(value: _T | None, where: str) -> _T:
+    """A field that measuring always fills for an available variant or point, though the schema lets it be
+    null (snapshot_from_dict checks an available variant's profile and timing; extended.py fills the sweep's
+    and training's counts and times): a snapshot that leaves it null is refused here, by name, rather than
+    failing later in arithmetic."""
+    if value is None:
+        raise SnapshotError(f"field {where!r}: null in an available measurement")
+    return value
 
 
 @dataclass
@@ -370,7 +383,7 @@ def _build(tp: Any, value: Any, where: str) -> Any:
             raise SnapshotError(f"field '{where}': must not be null")
         (inner,) = [o for o in options if o is not type(None)]
         return _build(inner, value, where)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):  # a schema class (never an instance)
         if not isinstance(value, dict):
             raise SnapshotError(f"field '{where}': expected an object, got {type(value).__name__}")
         hints, fields = _schema(tp)
