@@ -23,7 +23,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from attn_examples.config import AttnConfig
 from attn_examples.variants import VARIANTS
@@ -295,6 +295,17 @@ class Snapshot:
             return None
         return self.root / result.profile.trace_file
 
+    def trace_blobs(self) -> dict[str, bytes]:
+        """Every profiled variant's gzipped trace as stored, by variant id (to write the snapshot again)."""
+        blobs = {}
+        for variant_id, result in self.variants.items():
+            if result.profile is not None:
+                path = self.trace_path(variant_id)
+                if path is None:  # a profile without a path: a snapshot built in memory, not loaded from a folder
+                    raise SnapshotError(f"variant {variant_id!r}: its trace has no file (the snapshot has no folder)")
+                blobs[variant_id] = path.read_bytes()
+        return blobs
+
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
         data.pop("root")
@@ -523,6 +534,10 @@ def read_trace(path: Path, label: str) -> dict:
     return trace
 
 
+@overload
+def load_trace(snapshot: Snapshot, variant_id: str, required: Literal[True] = True) -> dict: ...
+@overload
+def load_trace(snapshot: Snapshot, variant_id: str, required: bool) -> dict | None: ...
 def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> dict | None:
     """The variant's full Kineto trace, decompressed and checked (`read_trace`)."""
     path = snapshot.trace_path(variant_id)
