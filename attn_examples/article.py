@@ -144,7 +144,14 @@ def quote(key: str) -> Quote:
 
 
 def _per_variant(prefix: str) -> dict[str, float | int]:
-    return {k.split(".", 1)[1]: q.value for k, q in QUOTES.items() if k.startswith(prefix + ".")}
+    out: dict[str, float | int] = {}
+    for k, q in QUOTES.items():
+        if k.startswith(prefix + "."):
+            value = q.value
+            if isinstance(value, str):  # these tables hold counts and times; a name here is a typo in QUOTES
+                raise TypeError(f"article quote {k!r} is not a number: {q.text!r}")
+            out[k.split(".", 1)[1]] = value
+    return out
 
 
 # Views for the tables that set the article's figures beside ours.

@@ -482,9 +482,9 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
                 if changed:
                     problems.append(f"{variant_id}: kernel {position} ({was[0]}): " + "; ".join(changed))
     common = set(baseline.variants) & set(live.variants)
-    base, now = device_time_shares(baseline, common), device_time_shares(live, common)
-    for variant_id in sorted(set(base) & set(now)):
-        change = now[variant_id] / base[variant_id] - 1
+    base_shares, live_shares = device_time_shares(baseline, common), device_time_shares(live, common)
+    for variant_id in sorted(set(base_shares) & set(live_shares)):
+        change = live_shares[variant_id] / base_shares[variant_id] - 1
         if abs(change) > tolerance:
             problems.append(f"{variant_id}: device-time share moved {change:+.0%} (tolerance ±{tolerance:.0%})")
     return problems

@@ -357,7 +357,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             if v.measured is None
             else (f"{v.measured:.4g}" if isinstance(v.measured, float) else _plain(v.measured))
         )
-        status = (
+        label = (
             v.status
             if v.claim.gates or v.status in ("n/a", "unsure")
             else ("observed" if v.status == "pass" else "not observed")
@@ -365,7 +365,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         table.add_row(
             v.claim.id,
             v.claim.kind,
-            f"[{style[v.status] if v.claim.gates or v.status == 'unsure' else 'cyan'}]{status}[/]",
+            f"[{style[v.status] if v.claim.gates or v.status == 'unsure' else 'cyan'}]{label}[/]",
             measured,
             _plain(plausible.describe(v.plausible)) or "exact",
             _plain(v.claim.expectation()),
@@ -418,11 +418,7 @@ def cmd_accept(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    traces = {}
-    for variant_id, result in snap.variants.items():
-        if result.profile is not None:
-            traces[variant_id] = snap.trace_path(variant_id).read_bytes()
-    path = write_snapshot(snap.to_dict(), traces, target)
+    path = write_snapshot(snap.to_dict(), snap.trace_blobs(), target)
     print(f"accepted {args.snapshot} as the baseline for {snap.device_slug}: {path}")
     print("Now run `attn-examples check` on it and review the claims the new numbers touch.")
     return 0
@@ -498,6 +494,8 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     print(f"running {notebook.SOURCE.relative_to(notebook.REPO)} (it measures once; a few minutes)", file=sys.stderr)
     path = notebook.execute(Path(args.snapshot))
     run = notebook.load_frozen(Path(args.snapshot))
+    if run is None:  # execute() has just written it
+        raise notebook.NotebookError(f"{args.snapshot}: the notebook ran but left no frozen outputs")
     print(
         f"notebook outputs frozen: {path} ({sum(len(o) for o in run.outputs)} outputs in {len(run.outputs)} "
         f"code cells, {run.device})"

@@ -389,8 +389,12 @@ class CountersPass:
         from attn_examples.counters_driver import READY, STARTED
 
         try:
-            self._metrics, self._missing = split_metrics(offered_metrics(self._ncu))
-            self._cmd = command(self._ncu, self._config, self._candidates, self._metrics, self._report, str(self._go))
+            ncu = self._ncu
+            if ncu is None:  # __init__ starts this thread only with an ncu
+                self._problem = NO_NCU
+                return
+            self._metrics, self._missing = split_metrics(offered_metrics(ncu))
+            self._cmd = command(ncu, self._config, self._candidates, self._metrics, self._report, str(self._go))
             # its own process group: abort() stops ncu and the Python under it together
             self._proc = subprocess.Popen(
                 self._cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
@@ -454,11 +458,14 @@ class CountersPass:
         output = "".join(self._lines)
         if "ERR_NVGPUCTRPERM" in output:
             return unavailable("the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)")
+        ncu = self._ncu
+        if ncu is None:  # without an ncu, _problem is NO_NCU and was returned above
+            return unavailable(NO_NCU)
         readings = []
         for by_range in (False, True):
             with stage("counters.import"):
                 done = subprocess.run(
-                    import_command(self._ncu, self._report, by_range),
+                    import_command(ncu, self._report, by_range),
                     capture_output=True,
                     text=True,
                     timeout=self._timeout_s,
@@ -532,5 +539,8 @@ def add_to_snapshot(
         data["counters"] = collect(snap.config.to_dict(), ids, log_dir=log_dir, progress=progress)
     if not data["counters"]["available"]:
         keep_measured(snap, data["counters"]["reason"], replace)
-    traces = {v: snap.trace_path(v).read_bytes() for v, r in snap.variants.items() if r.profile is not None}
-    return write_snapshot(data, traces, output or snap.root), data["counters"]
+    traces = snap.trace_blobs()
+    target = output or snap.root
+    if target is None:  # a snapshot built in memory, not loaded from a folder
+        raise ValueError("the snapshot has no folder to be written back to: give an output")
+    return write_snapshot(data, traces, target), data["counters"]

@@ -246,13 +246,15 @@ def inplace_autograd(config: AttnConfig) -> dict:
     """Backward through naive_attention_inplace: the exception if autograd raises one, else how far
     its gradients are from the out-of-place version's."""
     q, k, v, mask = make_inputs(config, "cuda")
-    grads = []
+    grads: list[torch.Tensor] = []
     for variant_id in ("naive", "naive_inplace"):
         leaf = q.detach().clone().requires_grad_(True)
         try:
             VARIANTS[variant_id].bind(leaf, k, v, mask)().float().square().sum().backward()
         except RuntimeError as exc:
             return {"raised": True, "error": f"{type(exc).__name__}: {exc}", "max_abs_grad_diff": None}
+        if leaf.grad is None:  # q feeds the output, so backward always fills its gradient
+            raise RuntimeError(f"{variant_id}: backward left no gradient on q")
         grads.append(leaf.grad)
     return {"raised": False, "error": None, "max_abs_grad_diff": float((grads[0] - grads[1]).abs().max())}
 

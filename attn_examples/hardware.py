@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from attn_examples import views
-from attn_examples.snapshot import CounterKernel, Snapshot
+from attn_examples.snapshot import CounterKernel, Counters, Snapshot
 
 SECTOR_BYTES = 32
 # Tensor Core math operations (an FMA counts 2) by input dtype; the pass asks for all three.
@@ -49,8 +49,13 @@ M = {  # short names for the counters this module reads
 }
 
 
+def measured_counters(snap: Snapshot) -> Counters | None:
+    """The snapshot's hardware-counter pass when it has one that ran (`available`); None otherwise."""
+    return snap.counters if snap.counters is not None and snap.counters.available else None
+
+
 def available(snap: Snapshot) -> bool:
-    return snap.counters is not None and snap.counters.available
+    return measured_counters(snap) is not None
 
 
 def why_unavailable(snap: Snapshot) -> str:
@@ -60,7 +65,9 @@ def why_unavailable(snap: Snapshot) -> str:
 
 
 def tool_name(snap: Snapshot) -> str:
-    """'Nsight Compute 2025.3.1.0' from ncu's version line."""
+    """'Nsight Compute 2025.3.1.0' from ncu's version line. The snapshot must have a counters pass."""
+    if snap.counters is None:
+        raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
     match = re.search(r"Version\s+(\S+)", snap.counters.tool or "")
     return f"Nsight Compute {match.group(1)}" if match else (snap.counters.tool or "ncu")
 
@@ -86,8 +93,8 @@ def _value(kernel: CounterKernel, short: str) -> float | None:
 
 def _limiter(kernel: CounterKernel) -> str | None:
     """The launch limit that allows the fewest blocks per SM (ties joined with '+')."""
-    limits = {name: kernel.metrics.get(f"launch__occupancy_limit_{name}") for name in LIMITERS}
-    limits = {k: v for k, v in limits.items() if v is not None}
+    read = {name: kernel.metrics.get(f"launch__occupancy_limit_{name}") for name in LIMITERS}
+    limits = {k: v for k, v in read.items() if v is not None}
     if not limits:
         return None
     low = min(limits.values())
@@ -96,7 +103,8 @@ def _limiter(kernel: CounterKernel) -> str | None:
 
 def _sum(*values: float | None) -> float | None:
     """A sum that stays unknown when one of its terms was not measured (a metric the GPU lacks)."""
-    return None if any(v is None for v in values) else float(sum(values))
+    known = [v for v in values if v is not None]
+    return None if len(known) < len(values) else float(sum(known))
 
 
 def _div(a: float | None, b: float | None) -> float | None:
@@ -106,9 +114,10 @@ def _div(a: float | None, b: float | None) -> float | None:
 def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     """One row per kernel ncu profiled in the variant's forward, with Kineto's estimate beside it.
     A quantity whose counter is missing from the snapshot is None, never a silent zero."""
-    if not available(snap) or variant_id not in snap.counters.variants:
+    counters = measured_counters(snap)
+    if counters is None or variant_id not in counters.variants:
         return []
-    measured = snap.counters.variants[variant_id]
+    measured = counters.variants[variant_id]
     result = snap.variants.get(variant_id)
     kineto = [r for r in views.kernel_rows(result) if r["kind"] == "kernel"] if result else []
     same = len(kineto) == len(measured) and all(
@@ -119,7 +128,7 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     for position, kernel in enumerate(measured):
         v = {short: _value(kernel, short) for short in M}
         tensor = kernel.metrics.get(tensor_metric)
-        fp32 = _sum(*(None if v[k] is None else v[k] * (2 if k == "ffma" else 1) for k in ("ffma", "fadd", "fmul")))
+        fp32 = _sum(*(None if (x := v[k]) is None else x * (2 if k == "ffma" else 1) for k in ("ffma", "fadd", "fmul")))
         dram = _sum(v["read"], v["write"])
         seconds = None if v["duration_ns"] is None else v["duration_ns"] * 1e-9
         flops = _sum(tensor, fp32)
@@ -151,16 +160,20 @@ def kernel_rows(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
                 "flops": flops,
                 "duration_us": None if seconds is None else seconds * 1e6,
                 "intensity": _div(flops, dram),
-                "tflops": None if _div(flops, seconds) is None else _div(flops, seconds) / 1e12,
+                "tflops": None if (rate := _div(flops, seconds)) is None else rate / 1e12,
                 "matched_kineto": same,
             }
         )
     return rows
 
 
+def _longest(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return max(rows, key=lambda r: r["duration_us"] or 0.0)
+
+
 def main_row(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The kernel with the longest duration under ncu (the same choice views.main_kernel makes)."""
-    return max(rows, key=lambda r: r["duration_us"] or 0.0) if rows else None
+    return _longest(rows) if rows else None
 
 
 def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
@@ -194,7 +207,7 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         )
     )
     seconds = None if total["duration_us"] is None else total["duration_us"] * 1e-6
-    main = main_row(rows)
+    main = _longest(rows)  # main_row, for rows known not to be empty
     return {
         **total,
         "kernels": len(rows),
@@ -209,7 +222,7 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "fp32_flops_per_causal": _div(total["fp32_flops"], c.causal_flops),
         "tensor_flop_share": _div(total["tensor_flops"], total["flops"]),
         "intensity": _div(total["flops"], total["dram_bytes"]),
-        "tflops": None if _div(total["flops"], seconds) is None else _div(total["flops"], seconds) / 1e12,
+        "tflops": None if (rate := _div(total["flops"], seconds)) is None else rate / 1e12,
         "tensor_busy_pct": _div(busy_time, total["duration_us"]),
         "uses_gmma": None if total["gmma_instructions"] is None else total["gmma_instructions"] > 0,
         "main_name": main["name"],
@@ -229,7 +242,8 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
 def roofline_points(snap: Snapshot) -> list[dict[str, Any]]:
     """Every kernel that does real arithmetic, as (FLOP per HBM byte, TFLOP/s), with its variant."""
     points = []
-    for variant_id in snap.counters.variants if available(snap) else []:
+    counters = measured_counters(snap)
+    for variant_id in counters.variants if counters is not None else []:
         for row in kernel_rows(snap, variant_id):
             if (row["flops"] or 0.0) >= ROOFLINE_MIN_FLOPS and row["intensity"] and row["tflops"]:
                 points.append({"variant": variant_id, **row})

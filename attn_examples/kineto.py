@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
@@ -126,6 +126,18 @@ def _dur(event: dict) -> float:
     return float(dur) if isinstance(dur, (int, float)) and not isinstance(dur, bool) else 0.0
 
 
+class StepFacts(TypedDict):
+    """One active step as parse_trace gives it (the JSON shape of snapshot.Step)."""
+
+    step: int
+    gpu: list[dict[str, Any]]
+    cpu_ops: list[dict[str, Any]]
+    launches: list[dict[str, Any]]
+    transposes: int
+    host_span_us: float | None
+    gpu_span_us: float | None
+
+
 def parse_trace(trace: dict, label: str) -> dict:
     """Facts per active profiler step, in step order: {"steps": [...], "unattributed_gpu": n}.
 
@@ -147,7 +159,7 @@ def parse_trace(trace: dict, label: str) -> dict:
             if isinstance(corr, int):
                 launches[corr] = e
 
-    out = [
+    out: list[StepFacts] = [
         {
             "step": number,
             "gpu": [],
@@ -169,7 +181,7 @@ def parse_trace(trace: dict, label: str) -> dict:
     for e in gpu_events:
         launch = launches.get(e.get("args", {}).get("correlation"))
         index = step_of(launch["ts"]) if launch else None
-        if index is None:
+        if launch is None or index is None:
             unattributed += 1
             continue
         out[index]["gpu"].append(gpu_activity(e, launch["name"]))

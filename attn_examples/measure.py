@@ -12,7 +12,7 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,8 +237,11 @@ def measure_variant(
     if first.error is not None:
         entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, first.error, first.caught))
         return entry, None
-    forward, first_call_s = first.forward, first.seconds
-    rel_error = timing.relative_error(first.out, reference)
+    forward, out, first_call_s = first.forward, first.out, first.seconds
+    if forward is None or out is None:  # first_call leaves them None only beside an error, returned above
+        raise RuntimeError(f"{variant.id}: its first call gave neither an output nor an error")
+    rel_error = timing.relative_error(out, reference)
+    del out
     del first
     with torch.no_grad(), variant.pin():
         note("profiling")
@@ -342,13 +345,17 @@ def measure(
     traces: dict[str, bytes] = {}
     with _progress(progress, len(variants) + 1) as advance:
         for variant in variants:
+
+            def on_stage(what: str, v: Variant = variant) -> None:  # v bound per variant, by the default
+                advance(f"{v.id}: {what}", 0)
+
             with stage("variants"), stage(f"variants.{variant.id}"):
                 entry, blob = measure_variant(
                     variant,
                     config,
                     inputs,
                     reference,
-                    on_stage=lambda what, v=variant: advance(f"{v.id}: {what}", 0),
+                    on_stage=on_stage,
                     ahead=ahead.pop(variant.id, None),
                 )
             results[variant.id] = entry
@@ -391,7 +398,7 @@ def measure(
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool, total: int):
+def _progress(enabled: bool, total: int) -> Iterator[Callable[[str, int], None]]:
     """A rich progress bar on stderr; `advance(description, steps)` updates it."""
     if not enabled:
         yield lambda _description, _steps: None

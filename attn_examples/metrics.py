@@ -48,10 +48,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from attn_examples import views
-from attn_examples.snapshot import Snapshot
+from attn_examples.snapshot import Snapshot, SweepPoint, TrainingPoint, recorded
+
+if TYPE_CHECKING:
+    from attn_examples.arch import Arch
+    from attn_examples.occupancy import Occupancy
+    from attn_examples.snapshot import DeviceLimits
 
 _KEY = re.compile(r"^(?P<head>[^\[\]]+?)(?:\[(?P<arg>.+)\])?$")
 BACKEND_VARIANTS = {
@@ -73,21 +79,22 @@ def _kernels(snap: Snapshot, variant_id: str) -> list[dict[str, Any]]:
     return [r for r in views.kernel_rows(snap.variants[variant_id]) if r["kind"] == "kernel"]
 
 
-def _limits(snap: Snapshot):
-    """The device's per-SM limits: as the snapshot read them, completed from the architecture table."""
+def _limits(snap: Snapshot) -> tuple[DeviceLimits, Arch | None]:
+    """The device's per-SM limits: as the snapshot read them, completed from the architecture table
+    (the table's row is None for an architecture it does not know, when the snapshot read the limits)."""
     from attn_examples import arch
     from attn_examples.snapshot import DeviceLimits
 
     p = snap.provenance
     if p.device_kind != "cuda":
         raise UnknownMetric(f"{p.device_name} is not a GPU: it has no per-SM limits")
+    measured = p.device_limits
     try:
         row = arch.arch(p.compute_capability)
     except arch.UnknownArch as exc:
-        row = None
-        if p.device_limits is None:
+        if measured is None:
             raise UnknownMetric(str(exc)) from None
-    measured = p.device_limits
+        return measured, None
     if measured is None:
         measured = DeviceLimits(
             32, row.regs_per_sm, row.max_threads_per_sm, row.smem_per_sm_bytes, row.smem_optin_per_block_bytes, None
@@ -118,7 +125,7 @@ def _arch_metric(snap: Snapshot, field_name: str) -> Any:
     return values[field_name]
 
 
-def _main_occupancy(snap: Snapshot, variant_id: str, main: dict[str, Any]):
+def _main_occupancy(snap: Snapshot, variant_id: str, main: dict[str, Any]) -> Occupancy:
     from attn_examples import occupancy
 
     measured, _ = _limits(snap)
@@ -142,7 +149,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         )
     if arg is not None:
         if name == "op":
-            step = result.profile.steps[0]
+            step = recorded(result.profile, f"variants.{variant_id}.profile").steps[0]
             return sum(op.count for op in step.cpu_ops if op.name == arg)
         if name == "kernels_matching":
             return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"], re.I))
@@ -165,7 +172,7 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
-    timing = result.timing
+    timing = recorded(result.timing, f"variants.{variant_id}.timing")
     plain = {
         "device_us": timing.device_us.median if timing.device_us else None,
         "host_us": timing.host_us.median if timing.host_us else None,
@@ -260,32 +267,40 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
     longest_seq|kernel_growth (max - min kernels)|grows_at (the first length with more kernels than the
     shortest, at either head dimension)|grows_at_per_split|gemm_main_points (points whose longest kernel is a
     GEMM) | sweep.ratio.<variant>.<seq>.<head_dim>.<seq>.<head_dim>.<field>: one point's over another's"""
-    if snap.sweep is None:
+    sweep = snap.sweep
+    if sweep is None:
         raise UnknownMetric("this snapshot has no scaling sweep (measure --extended)")
     if parts == ["matmul_peak_tflops"]:
-        return snap.sweep.matmul_peak_tflops
+        return sweep.matmul_peak_tflops
     if parts in (["batch"], ["heads"]):
-        return getattr(snap.sweep, parts[0])
+        return getattr(sweep, parts[0])
     if parts in (["seq_lens"], ["head_dims"]):
-        return sorted({getattr(p, parts[0][:-1]) for p in snap.sweep.points})
+        return sorted({getattr(p, parts[0][:-1]) for p in sweep.points})
     if parts == ["split_seq"]:
-        over = [s for s in _sweep_metric(snap, ["seq_lens"]) if snap.sweep.batch * snap.sweep.heads * s * s > 2**31 - 1]
+        over = [s for s in _sweep_metric(snap, ["seq_lens"]) if sweep.batch * sweep.heads * s * s > 2**31 - 1]
         if not over:
             raise UnknownMetric("no score tensor of the sweep passes 32-bit offsets")
         return over[0]
     if len(parts) == 7 and parts[0] == "ratio":
         return _sweep_metric(snap, parts[1:4] + parts[6:]) / _sweep_metric(snap, [parts[1], *parts[4:]])
-    points = [p for p in snap.sweep.points if p.variant == parts[0]]
+    points = [p for p in sweep.points if p.variant == parts[0]]
     if not points:
         raise UnknownMetric(f"no sweep points for {parts[0]!r}")
     measured = [p for p in points if p.available]
+
+    def kernels(p: SweepPoint) -> int:
+        return recorded(p.kernels, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].kernels")
+
+    def tflops(p: SweepPoint) -> float:
+        return recorded(p.tflops, f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}].tflops")
+
     if len(parts) == 2:
-        summary = {
-            "max_kernels": lambda: max(p.kernels for p in measured),
-            "min_kernels": lambda: min(p.kernels for p in measured),
-            "best_tflops_fraction": lambda: max(p.tflops for p in measured) / snap.sweep.matmul_peak_tflops,
+        summary: dict[str, Callable[[], Any]] = {
+            "max_kernels": lambda: max(kernels(p) for p in measured),
+            "min_kernels": lambda: min(kernels(p) for p in measured),
+            "best_tflops_fraction": lambda: max(tflops(p) for p in measured) / sweep.matmul_peak_tflops,
             "longest_seq": lambda: max(p.seq_len for p in measured),
-            "kernel_growth": lambda: max(p.kernels for p in measured) - min(p.kernels for p in measured),
+            "kernel_growth": lambda: max(kernels(p) for p in measured) - min(kernels(p) for p in measured),
             "gemm_main_points": lambda: sum(1 for p in measured if p.main_kernel and views.is_gemm(p.main_kernel)),
         }
         if parts[1] in summary and measured:
@@ -294,7 +309,7 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
             grows = []
             for head_dim in {p.head_dim for p in measured}:
                 row = sorted((p for p in measured if p.head_dim == head_dim), key=lambda p: p.seq_len)
-                grows += [p.seq_len for p in row if p.kernels > row[0].kernels][:1]
+                grows += [p.seq_len for p in row if kernels(p) > kernels(row[0])][:1]
             if not grows:
                 raise UnknownMetric(f"the kernel count of {parts[0]!r} never grows in the sweep")
             first = min(grows)
@@ -313,7 +328,7 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
             if not point.available:
                 raise UnknownMetric(f"sweep point {'.'.join(parts[:3])} is unavailable: {point.reason}")
             if parts[3] == "tflops_fraction":
-                return point.tflops / snap.sweep.matmul_peak_tflops
+                return tflops(point) / sweep.matmul_peak_tflops
             if hasattr(point, parts[3]):
                 return getattr(point, parts[3])
     raise UnknownMetric(f"unknown sweep key {'.'.join(['sweep', *parts])!r}")
@@ -331,15 +346,19 @@ def _training_metric(snap: Snapshot, parts: list[str]) -> Any:
     if parts == ["inplace_grad_diff"] and t.inplace_autograd.max_abs_grad_diff is not None:
         return t.inplace_autograd.max_abs_grad_diff
     measured = {p.variant: p for p in t.points if p.available}
+
+    def device_us(p: TrainingPoint) -> float:
+        return recorded(p.device_us, f"training.points[{p.variant}].device_us")
+
     if parts == ["fastest"]:
-        return min(measured, key=lambda v: measured[v].device_us)
+        return min(measured, key=lambda v: device_us(measured[v]))
     if parts == ["fastest_as_forward"] and measured:
         forward = {v: variant_metric(snap, v, "device_us") for v in measured}
-        return min(measured, key=lambda v: measured[v].device_us) == min(forward, key=forward.get)
+        return min(measured, key=lambda v: device_us(measured[v])) == min(forward, key=forward.__getitem__)
     if len(parts) == 2 and parts[0] in measured and parts[1] in ("kernels", "device_us", "gpu_activities"):
         return getattr(measured[parts[0]], parts[1])
     if len(parts) == 2 and parts[0] in measured and parts[1] == "step_per_forward":
-        return measured[parts[0]].device_us / variant_metric(snap, parts[0], "device_us")
+        return device_us(measured[parts[0]]) / variant_metric(snap, parts[0], "device_us")
     if len(parts) == 4 and parts[0] == "diff":
         return _training_metric(snap, parts[1:2] + parts[3:]) - _training_metric(snap, parts[2:])
     raise UnknownMetric(f"unknown training key {'.'.join(['training', *parts])!r}")
@@ -362,9 +381,10 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
     sizes = {"qkvo_bytes": 4 * snap.config.tensor_bytes, "score_bytes": snap.config.score_bytes}
     if len(parts) == 1 and parts[0] in sizes:  # from the shape: known with or without counters
         return sizes[parts[0]]
-    if not hardware.available(snap):
+    counters = hardware.measured_counters(snap)
+    if counters is None:
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
-    run = {"tool": hardware.tool_name(snap), "wall_s": snap.counters.wall_s}
+    run = {"tool": hardware.tool_name(snap), "wall_s": counters.wall_s}
     if len(parts) == 1 and run.get(parts[0]) is not None:
         return run[parts[0]]
     if len(parts) == 4 and parts[0] == "ratio":  # counters.ratio.<a>.<b>.<field>: a's over b's
@@ -501,7 +521,7 @@ def metric(snap: Snapshot, key: str) -> Any:
     elif head == "dispatch.auto_is_fastest" and arg is None:
         return metric(snap, "dispatch.auto_variant") == metric(snap, "fastest.device_us")
     elif parts[0] in ("fastest", "slowest", "lowest", "highest") and len(parts) == 2 and arg is None:
-        measured = {}
+        measured: dict[str, Any] = {}
         for v, r in snap.variants.items():
             try:
                 value = variant_metric(snap, v, parts[1]) if r.available else None
@@ -512,7 +532,7 @@ def metric(snap: Snapshot, key: str) -> Any:
         if not measured:
             raise UnknownMetric(f"no variant has {parts[1]!r} in this measurement")
         pick = min if parts[0] in ("fastest", "lowest") else max
-        return pick(measured, key=measured.get)
+        return pick(measured, key=measured.__getitem__)
     elif parts[0] in ("ratio", "diff") and len(parts) == 4:
         a_id, b_id = _winner(snap, parts[1]), _winner(snap, parts[2])
         a = variant_metric(snap, a_id, parts[3], arg)

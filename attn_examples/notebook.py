@@ -268,7 +268,7 @@ def page_source(source: Path, snapshot_dir: Path | None, lang: str, cache_dir: P
     nb = json.loads(Path(source).read_text(encoding="utf-8"))
     run = load_frozen(snapshot_dir) if snapshot_dir is not None else None
     fresh = run is not None and matches(nb, run)
-    if fresh:
+    if fresh and run is not None:  # fresh implies a run
         nb = with_outputs(nb, run, banner(run, True, lang))
     else:
         nb["cells"].insert(

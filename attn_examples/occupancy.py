@@ -27,30 +27,38 @@ class Occupancy:
     limit: str  # registers | shared memory | threads | blocks | grid | shared memory (48 KiB default)
 
 
+def _required(value: int | None, name: str) -> int:
+    """A device limit occupancy is computed against; a snapshot whose device did not report it
+    (DeviceLimits keeps None for what torch did not expose) cannot give occupancy."""
+    if value is None:
+        raise ValueError(f"the snapshot does not report its device's {name}: no theoretical occupancy without it")
+    return value
+
+
 def _blocks(
     regs: int, threads: int, smem: int, limits: DeviceLimits, smem_ceiling: int, max_blocks: int
 ) -> tuple[int, str]:
     warps = math.ceil(threads / limits.warp_size)
-    by = {"blocks": max_blocks, "threads": limits.max_threads_per_sm // threads}
+    by = {"blocks": max_blocks, "threads": _required(limits.max_threads_per_sm, "max_threads_per_sm") // threads}
     regs_per_warp = math.ceil(regs * limits.warp_size / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
     if regs_per_warp:
-        by["registers"] = limits.regs_per_sm // (regs_per_warp * warps)
+        by["registers"] = _required(limits.regs_per_sm, "regs_per_sm") // (regs_per_warp * warps)
     if smem > smem_ceiling:
         return 0, "shared memory above the per-block ceiling"
     if smem:
         per_block = math.ceil((smem + RESERVED_SMEM_PER_BLOCK) / SMEM_GRANULARITY) * SMEM_GRANULARITY
-        by["shared memory"] = limits.smem_per_sm_bytes // per_block
-    limit = min(by, key=by.get)
+        by["shared memory"] = _required(limits.smem_per_sm_bytes, "smem_per_sm_bytes") // per_block
+    limit = min(by, key=by.__getitem__)
     return by[limit], limit
 
 
 def _result(blocks: int, limit: str, threads: int, limits: DeviceLimits) -> Occupancy:
     warps = blocks * math.ceil(threads / limits.warp_size)
-    max_warps = limits.max_threads_per_sm // limits.warp_size
+    max_warps = _required(limits.max_threads_per_sm, "max_threads_per_sm") // limits.warp_size
     return Occupancy(blocks, warps, 100.0 * warps / max_warps, limit)
 
 
-def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_capability: str) -> Occupancy:
+def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_capability: str | None) -> Occupancy:
     """Resident blocks per SM as the hardware allows them, with the opt-in shared-memory ceiling."""
     threads = math.prod(row["block"])
     blocks, limit = _blocks(
@@ -58,13 +66,15 @@ def theoretical(row: dict[str, Any], limits: DeviceLimits, compute_capability: s
         threads,
         row["shared_memory_bytes"] or 0,
         limits,
-        limits.smem_per_block_optin_bytes,
+        _required(limits.smem_per_block_optin_bytes, "smem_per_block_optin_bytes"),
         arch(compute_capability).max_blocks_per_sm,
     )
     return _result(blocks, limit, threads, limits)
 
 
-def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_capability: str) -> Occupancy:
+def kineto_estimate(
+    row: dict[str, Any], limits: DeviceLimits, sm_count: int, compute_capability: str | None
+) -> Occupancy:
     """What Kineto's calculator computes: the default 48 KiB ceiling, capped by grid blocks per SM."""
     threads = math.prod(row["block"])
     blocks, limit = _blocks(
@@ -78,7 +88,7 @@ def kineto_estimate(row: dict[str, Any], limits: DeviceLimits, sm_count: int, co
     grid_per_sm = math.prod(row["grid"]) / sm_count
     if blocks and grid_per_sm < blocks:
         warps = grid_per_sm * math.ceil(threads / limits.warp_size)
-        pct = 100.0 * warps / (limits.max_threads_per_sm // limits.warp_size)
+        pct = 100.0 * warps / (_required(limits.max_threads_per_sm, "max_threads_per_sm") // limits.warp_size)
         return Occupancy(blocks, int(warps), pct, "grid")
     return _result(blocks, limit, threads, limits)
 
@@ -121,7 +131,7 @@ def evidence_rows(snap: Snapshot) -> list[dict[str, Any]]:
         if row["registers_per_thread"] is None or not row["block"] or not row["grid"]:
             continue
         ours = theoretical(row, limits, cc)
-        emulated = kineto_estimate(row, limits, snap.provenance.sm_count, cc)
+        emulated = kineto_estimate(row, limits, _required(snap.provenance.sm_count, "sm_count"), cc)
         rows.append(
             {
                 "variant": variant_id,
@@ -189,10 +199,11 @@ def against_ncu(snap: Snapshot) -> list[dict[str, Any]]:
     from attn_examples import hardware
 
     limits, cc = snap.provenance.device_limits, snap.provenance.compute_capability
-    if not hardware.available(snap) or limits is None or cc is None:
+    counters = hardware.measured_counters(snap)
+    if counters is None or limits is None or cc is None:
         return []
     rows = []
-    for variant_id in snap.counters.variants:
+    for variant_id in counters.variants:
         for r in hardware.kernel_rows(snap, variant_id):
             if r["registers"] is None or not r["block"]:
                 continue

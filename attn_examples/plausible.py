@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from attn_examples import metrics, uncertainty
-from attn_examples.snapshot import Snapshot
+from attn_examples.snapshot import Snapshot, SweepPoint, Training, recorded
 from attn_examples.uncertainty import Interval
 
 TIMED = ("device_us", "host_us", "host_first_us")
@@ -72,66 +72,89 @@ def _contenders(snap: Snapshot, field: str, pick: str) -> frozenset:
     return frozenset(out)
 
 
-def _sweep_point(snap: Snapshot, variant_id: str, seq: str, head_dim: str):
+def _sweep_point(snap: Snapshot, variant_id: str, seq: str, head_dim: str) -> SweepPoint | None:
     for point in snap.sweep.points if snap.sweep else ():
         if point.variant == variant_id and str(point.seq_len) == seq and str(point.head_dim) == head_dim:
             return point if point.available and point.device_us_blocks else None
     return None
 
 
+def _where(p: SweepPoint) -> str:
+    return f"sweep.points[{p.variant}, {p.seq_len}, {p.head_dim}]"
+
+
+def _tflops(p: SweepPoint) -> float:
+    return recorded(p.tflops, f"{_where(p)}.tflops")
+
+
+def _device_us(p: SweepPoint) -> float:
+    return recorded(p.device_us, f"{_where(p)}.device_us")
+
+
+def _device_us_blocks(p: SweepPoint) -> list[float]:
+    return recorded(p.device_us_blocks, f"{_where(p)}.device_us_blocks")
+
+
 def _sweep(snap: Snapshot, parts: list[str]) -> Plausible:
     """sweep.<v>.<seq>.<d>.tflops_fraction, sweep.ratio.<v>.<seq>.<d>.<seq>.<d>.tflops_fraction and
     sweep.<v>.best_tflops_fraction: the ceiling they are shares of is taken as exact."""
-    if parts[-1] != "tflops_fraction" and parts[-1] != "best_tflops_fraction":
-        return None
+    sweep = snap.sweep
+    if sweep is None or (parts[-1] != "tflops_fraction" and parts[-1] != "best_tflops_fraction"):
+        return None  # without a sweep no point is found: None below as well
     if len(parts) == 7 and parts[0] == "ratio":
         a, b = _sweep_point(snap, *parts[1:4]), _sweep_point(snap, parts[1], *parts[4:6])
         if a is None or b is None:
             return None
-        flops = (a.tflops * a.device_us) / (b.tflops * b.device_us)  # the shapes' work, in the same units
+        # the shapes' work, in the same units
+        flops = (_tflops(a) * _device_us(a)) / (_tflops(b) * _device_us(b))
         # a's TFLOP/s over b's = (work_a / t_a) / (work_b / t_b) = work ratio x t_b / t_a
-        interval = uncertainty.of_ratio(b.device_us_blocks, a.device_us_blocks, False)
+        interval = uncertainty.of_ratio(_device_us_blocks(b), _device_us_blocks(a), False)
         return None if interval is None else interval.map(lambda r: flops * r)
     if len(parts) == 4:
         point = _sweep_point(snap, *parts[:3])
         if point is None:
             return None
-        interval = uncertainty.of_median(point.device_us_blocks)
-        work = point.tflops * point.device_us / snap.sweep.matmul_peak_tflops
+        interval = uncertainty.of_median(_device_us_blocks(point))
+        work = _tflops(point) * _device_us(point) / sweep.matmul_peak_tflops
         return None if interval is None else interval.map(lambda t: work / t)
     if len(parts) == 2:  # the best point's share: the interval of the largest share
-        shares = []
-        for point in snap.sweep.points if snap.sweep else ():
+        shares: list[Interval] = []
+        for point in sweep.points:
             if point.variant == parts[0] and point.available and point.device_us_blocks:
-                shares.append(_sweep(snap, [parts[0], str(point.seq_len), str(point.head_dim), "tflops_fraction"]))
-        if not shares or any(s is None for s in shares):
+                share = _sweep(snap, [parts[0], str(point.seq_len), str(point.head_dim), "tflops_fraction"])
+                if not isinstance(share, Interval):  # None: that point has no interval, so neither has the best
+                    return None
+                shares.append(share)
+        if not shares:
             return None
         return Interval(max(s.low for s in shares), max(s.high for s in shares), min(s.n for s in shares), False)
     return None
 
 
-def _training_contenders(snap: Snapshot) -> frozenset:
-    points = {p.variant: p for p in snap.training.points if p.available and p.device_us_blocks}
+def _training_contenders(snap: Snapshot, training: Training) -> frozenset:
+    """`training` is snap.training, known to be there."""
+    blocks = {p.variant: b for p in training.points if p.available and (b := p.device_us_blocks)}
     best = metrics.metric(snap, "training.fastest")
     out = {best}
-    for variant_id, point in points.items():
+    for variant_id, point_blocks in blocks.items():
         if variant_id != best:
-            interval = uncertainty.of_ratio(point.device_us_blocks, points[best].device_us_blocks, False)
+            interval = uncertainty.of_ratio(point_blocks, blocks[best], False)
             if interval is None or interval.low <= 1.0:
                 out.add(variant_id)
     return frozenset(out)
 
 
 def _training(snap: Snapshot, parts: list[str]) -> Plausible:
-    if snap.training is None:
+    training = snap.training
+    if training is None:
         return None
     if parts == ["fastest"]:
-        return _training_contenders(snap)
+        return _training_contenders(snap, training)
     if parts == ["fastest_as_forward"]:
         forward = _contenders(snap, "device_us", "fastest")
-        return frozenset(t == f for t in _training_contenders(snap) for f in forward)
+        return frozenset(t == f for t in _training_contenders(snap, training) for f in forward)
     if len(parts) == 2 and parts[1] == "step_per_forward":
-        point = next((p for p in snap.training.points if p.variant == parts[0] and p.available), None)
+        point = next((p for p in training.points if p.variant == parts[0] and p.available), None)
         if point is None or not point.device_us_blocks:
             return None
         return uncertainty.of_ratio(point.device_us_blocks, _blocks(snap, parts[0], "device_us"), False)

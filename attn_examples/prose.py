@@ -115,7 +115,9 @@ def parse(text: str, where: str = "page") -> list:
         else:  # endif
             stack.pop()
     if len(stack) > 1:
-        raise ProseError(f"{where}:{stack[-1][1].line}: {{% if %}} is never closed with {{% endif %}}")
+        unclosed = stack[-1][1]
+        assert unclosed is not None  # only the root's entry (stack[0]) has no node
+        raise ProseError(f"{where}:{unclosed.line}: {{% if %}} is never closed with {{% endif %}}")
     return root
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Set
 from typing import Any
 
 from attn_examples import article, claims, metrics, prose, views
 from attn_examples.i18n import t, title
-from attn_examples.snapshot import Snapshot
+from attn_examples.snapshot import Snapshot, SnapshotError
 from attn_examples.variants import VARIANTS
 from attn_examples.views import short_kernel_name
 
@@ -133,11 +134,11 @@ def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reus
 def _table(
     headers: list[str],
     rows: list[list[str]],
-    numeric: set[int] = frozenset(),
+    numeric: Set[int] = frozenset(),
     wide: int | None = None,
     kind: str | None = None,
-    extra: set[int] = frozenset(),
-    narrow: set[int] = frozenset(),
+    extra: Set[int] = frozenset(),
+    narrow: Set[int] = frozenset(),
     lang: str = "en",
     group: list[tuple[str, int]] | None = None,
 ) -> str:
@@ -1001,10 +1002,13 @@ def _counters_missing(snap: Snapshot, lang: str) -> str:
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:
-    """Which ncu read the counters, when and at which commit (a caption under each counters block)."""
+    """Which ncu read the counters, when and at which commit (a caption under each counters block).
+    The snapshot must have a counters pass (its callers check hardware.available first)."""
     from attn_examples import hardware
 
     c = snap.counters
+    if c is None:
+        raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
     parts = [f"{t(lang, 'counters_tool')} {_e(hardware.tool_name(snap))}"]
     if c.measured_at:
         parts.append(_e(c.measured_at[:10]))
@@ -1017,11 +1021,12 @@ def counters_command(snap: Snapshot, lang: str) -> str:
     """The exact ncu command, folded away (after the block's provenance line)."""
     from attn_examples import hardware
 
-    if not hardware.available(snap):
+    counters = hardware.measured_counters(snap)
+    if counters is None:
         return ""
     return (
         f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
-        f"<pre><code>{_e(snap.counters.command)}</code></pre></details>"
+        f"<pre><code>{_e(counters.command)}</code></pre></details>"
     )
 
 
@@ -1029,7 +1034,8 @@ def counters_table(snap: Snapshot, lang: str) -> str:
     """Per variant: HBM traffic against q+k+v+o and the score matrix, the work and where it ran."""
     from attn_examples import hardware
 
-    if not hardware.available(snap):
+    counters = hardware.measured_counters(snap)
+    if counters is None:
         return _counters_missing(snap, lang)
     headers = [
         t(lang, k)
@@ -1049,8 +1055,10 @@ def counters_table(snap: Snapshot, lang: str) -> str:
         )
     ]
     rows = []
-    for variant_id in snap.counters.variants:
+    for variant_id in counters.variants:
         s = hardware.variant_totals(snap, variant_id)
+        if s is None:  # a measured pass gives every variant its kernels (counters.by_variant refuses an empty one)
+            raise SnapshotError(f"field 'counters.variants.{variant_id}': no kernels")
         rows.append(
             [
                 _e(title(lang, variant_id)),
@@ -1077,7 +1085,8 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
     occupancy, what limits it, and which pipe did the work."""
     from attn_examples import hardware
 
-    if not hardware.available(snap):
+    counters = hardware.measured_counters(snap)
+    if counters is None:
         return _counters_missing(snap, lang)
     headers = [
         t(lang, k)
@@ -1097,7 +1106,7 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
         )
     ]
     rows, matched = [], True
-    for variant_id in snap.counters.variants:
+    for variant_id in counters.variants:
         for r in hardware.kernel_rows(snap, variant_id):
             matched = matched and r["matched_kineto"]
             rows.append(

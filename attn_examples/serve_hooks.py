@@ -388,4 +388,5 @@ def _patch_page_render() -> None:
             }
 
     render.attn_cached = True  # type: ignore[attr-defined]
-    Page.render = render
+    # a deliberate patch of MkDocs's method, which mypy refuses as an assignment to a method
+    Page.render = render  # type: ignore[method-assign]

@@ -34,12 +34,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar, cast
 
 from attn_examples import claims, metrics, render
 from attn_examples.snapshot import Snapshot, load_snapshot
 from attn_examples.variants import VARIANTS
 
 REPO = Path(__file__).resolve().parent.parent
+_T = TypeVar("_T")
 MODE_ENV = "ATTN_EXAMPLES_MEASURE"
 SNAPSHOT_ENV = "ATTN_EXAMPLES_SNAPSHOT"
 SCOPE_ENV = "ATTN_EXAMPLES_LIVE_SCOPE"
@@ -76,11 +78,13 @@ class BuildMeasurement:
         renders every page again after each edit. Another measurement (a changed snapshot) starts empty."""
         return {}
 
-    def _remembered(self, key: tuple, compute: Callable[[], object]) -> object:
+    def _remembered(self, key: tuple, compute: Callable[[], _T]) -> _T:
         memo = self._memo
         if key not in memo:
             memo[key] = compute()  # an exception is not remembered: it is raised again next time
-        return memo[key]
+        # each key starts with the question's name ("has", "value"), and one question always has the same
+        # compute: what is stored under the key came from a compute of this type
+        return cast(_T, memo[key])
 
     def has(self, what: str) -> bool:
         """A section, an available variant, or a metric key with a value in this measurement."""
@@ -393,6 +397,8 @@ def _measured_by_this_code(folder: Path | None) -> bool:
 
     from attn_examples import live_cache
 
+    if folder is None:  # nothing to compare (was the TypeError of None / KEY_FILE below)
+        return True
     try:
         stored = json.loads((folder / live_cache.KEY_FILE).read_text(encoding="utf-8"))["code"]
     except (TypeError, OSError, ValueError, KeyError):
@@ -494,7 +500,7 @@ class Page:
         m = self._m()
         top = sites.top_prefix()
         here = m.snapshot.root.resolve() if m.snapshot.root else None
-        entries = [(m.snapshot, None, True)] if m.live else []
+        entries: list[tuple[Snapshot, str | None, bool]] = [(m.snapshot, None, True)] if m.live else []
         for folder in committed_snapshots(REPO / "snapshots"):
             href = f"{render.SITE_ROOT}{top}{sites.SUBDIR}/{folder.name}/"
             entries.append((_committed_snapshot(folder), href, not m.live and folder.resolve() == here))

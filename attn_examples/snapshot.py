@@ -23,7 +23,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
 from attn_examples.config import AttnConfig
 from attn_examples.variants import VARIANTS
@@ -35,6 +35,19 @@ TRACE_DIR = "traces"
 
 class SnapshotError(ValueError):
     """A snapshot that cannot be used; the message names the file and the field."""
+
+
+_T = TypeVar("_T")
+
+
+def recorded(value: _T | None, where: str) -> _T:
+    """A field that measuring always fills for an available variant or point, though the schema lets it be
+    null (snapshot_from_dict checks an available variant's profile and timing; extended.py fills the sweep's
+    and training's counts and times): a snapshot that leaves it null is refused here, by name, rather than
+    failing later in arithmetic."""
+    if value is None:
+        raise SnapshotError(f"field {where!r}: null in an available measurement")
+    return value
 
 
 @dataclass
@@ -282,6 +295,17 @@ class Snapshot:
             return None
         return self.root / result.profile.trace_file
 
+    def trace_blobs(self) -> dict[str, bytes]:
+        """Every profiled variant's gzipped trace as stored, by variant id (to write the snapshot again)."""
+        blobs = {}
+        for variant_id, result in self.variants.items():
+            if result.profile is not None:
+                path = self.trace_path(variant_id)
+                if path is None:  # a profile without a path: a snapshot built in memory, not loaded from a folder
+                    raise SnapshotError(f"variant {variant_id!r}: its trace has no file (the snapshot has no folder)")
+                blobs[variant_id] = path.read_bytes()
+        return blobs
+
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
         data.pop("root")
@@ -370,7 +394,7 @@ def _build(tp: Any, value: Any, where: str) -> Any:
             raise SnapshotError(f"field '{where}': must not be null")
         (inner,) = [o for o in options if o is not type(None)]
         return _build(inner, value, where)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):  # a schema class (never an instance)
         if not isinstance(value, dict):
             raise SnapshotError(f"field '{where}': expected an object, got {type(value).__name__}")
         hints, fields = _schema(tp)
@@ -510,6 +534,10 @@ def read_trace(path: Path, label: str) -> dict:
     return trace
 
 
+@overload
+def load_trace(snapshot: Snapshot, variant_id: str, required: Literal[True] = True) -> dict: ...
+@overload
+def load_trace(snapshot: Snapshot, variant_id: str, required: bool) -> dict | None: ...
 def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> dict | None:
     """The variant's full Kineto trace, decompressed and checked (`read_trace`)."""
     path = snapshot.trace_path(variant_id)

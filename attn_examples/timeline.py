@@ -176,7 +176,7 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
         launch = launch_of.get(corr) if mine else all_launches.get(corr)
         meta = kineto.gpu_activity(e, str(launch.get("name")) if launch else None)
         median = None
-        if mine and matched:
+        if mine and matched and rows is not None:  # matched implies rows
             row = rows[position[id(e)]]
             meta.update(
                 {
@@ -196,7 +196,7 @@ def build(trace: dict, rows: list[dict] | None = None, steps: int = 1) -> Timeli
         stream = meta["stream"] if meta["stream"] is not None else e.get("tid")
         if stream not in streams:
             streams.append(stream)
-        if mine:
+        if mine and corr is not None:  # mine: corr is a key of launch_of, never None
             links.append((api_index[corr], len(marks)))
         marks.append(
             Mark(

@@ -105,7 +105,8 @@ def time_cuda_until(
 
     cycles = _queue_cycles({"f": forward}, {"f": contextlib.nullcontext}, floor_us, probes=1)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    host, device = [], []
+    host: list[float] = []
+    device: list[float] = []
     while len(device) < max_calls:
         for _ in range(min(step, max_calls - len(device))):
             h, d = _timed_call(forward, cycles, start, end)
@@ -143,8 +144,10 @@ def time_cuda(
     enter = {name: pins.get(name, contextlib.nullcontext) for name in forwards}
     cycles = _queue_cycles(forwards, enter)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    samples = {name: {"device_us": [], "host_us": [], "host_first_us": []} for name in forwards}
-    blocks = {name: {"device_us": [], "host_us": []} for name in forwards}
+    samples: dict[str, dict[str, list[float]]] = {
+        name: {"device_us": [], "host_us": [], "host_first_us": []} for name in forwards
+    }
+    blocks: dict[str, dict[str, list[float]]] = {name: {"device_us": [], "host_us": []} for name in forwards}
     rounds = max(1, -(-repeats // (block - 1)))
     for _ in range(rounds):
         for name, forward in forwards.items():
