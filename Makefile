@@ -4,7 +4,8 @@
 #
 #   serve   the docs install only (no torch), then `mkdocs serve`. With an NVIDIA GPU (`nvidia-smi -L`
 #           answers) the build measures live, so it adds the `measure` extra and prints its torch.
-#   test    docs + test + measure.
+#   test    docs + test + measure + lint: the lint (ruff, ruff format, mypy), then the whole suite.
+#   lint    the lint alone: `ruff check`, `ruff format --check`, `mypy` (configured in pyproject.toml).
 #
 # TORCH: where the `measure` extra's torch comes from.
 #   lock    the lock's: PyPI's build of the pinned version (Linux: CUDA 13, about 3 GB; macOS: CPU + MPS).
@@ -37,7 +38,7 @@ export NO_MKDOCS_2_WARNING := 1
 SYNC := $(UV) sync --locked --inexact --quiet
 MEASURE_EXTRA := $(if $(filter lock,$(TORCH_MODE)),--extra measure)
 
-.PHONY: serve build sites test install install-test tools gpu-builder gpu-wheels clean
+.PHONY: serve build sites test lint install install-test tools gpu-builder gpu-wheels clean
 
 serve: $(VENV)/.docs
 	$(BIN)/mkdocs serve --strict --dev-addr $(DEV_ADDR)
@@ -49,8 +50,13 @@ build: $(VENV)/.docs
 sites: $(VENV)/.docs
 	$(BIN)/python -m attn_examples.sites -d site
 
-test: $(VENV)/.test
+test: lint
 	$(BIN)/python -m pytest
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 install: $(VENV)/.docs
 install-test: $(VENV)/.test
@@ -79,7 +85,7 @@ $(VENV)/.docs: pyproject.toml uv.lock $(UV_STAMP) | $(BIN)/python
 	@touch $@
 
 $(VENV)/.test: pyproject.toml uv.lock $(UV_STAMP) | $(BIN)/python
-	$(SYNC) --extra docs --extra test $(MEASURE_EXTRA)
+	$(SYNC) --extra docs --extra test --extra lint $(MEASURE_EXTRA)
 	@$(MAKE) --no-print-directory torch
 	@touch $@
 

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from attn_examples import article, hardware, views
 from attn_examples.i18n import t, title
 from attn_examples.render import colon, short_title
-from attn_examples.snapshot import Snapshot
+from attn_examples.snapshot import Counters, Snapshot, recorded
 from attn_examples.svgplot import (
     INK,
     PT,
@@ -142,7 +143,7 @@ def _bar_axes(
     return fig, ax
 
 
-def _fit(ax: Axes, ends: list[float], labels: list[str], size: float, at_least: float) -> None:
+def _fit(ax: Axes, ends: Sequence[float], labels: list[str], size: float, at_least: float) -> None:
     """An x limit from 0 at which every bar's label, written 3 pt past the bar's end, ends inside the axes."""
     hi = at_least
     for end, label in zip(ends, labels):
@@ -334,12 +335,12 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
     }[field]
     head_dims = sorted({p.head_dim for p in snap.sweep.points})
     n = len(head_dims)
-    shown = [
+    variants_shown = [
         v
         for v in snap.variants
         if any(p.variant == v and p.head_dim == head_dims[0] and p.available for p in snap.sweep.points)
     ]
-    keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in shown]
+    keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in variants_shown]
     cols = 2 if lay.narrow else 6
     rows = legend_shape(keys, cols, lay.legend_size, lay.width * PT - 4)[0]
     top = (legend_height(rows, lay.legend_size) + 8 + SIZE * 1.2 + 8) / PT  # the legend, then a panel title
@@ -363,7 +364,10 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
             )
             if not points:
                 continue
-            values = [p.tflops / peak if field == "tflops_fraction" else getattr(p, field) for p in points]
+            values = [
+                recorded(p.tflops, "sweep.points.tflops") / peak if field == "tflops_fraction" else getattr(p, field)
+                for p in points
+            ]
             if field == "peak_memory_bytes":
                 values = [v / 2**20 for v in values]
             ax.line([p.seq_len for p in points], values, color=COLORS[variant_id], width=1.2)
@@ -403,18 +407,20 @@ def _draw_scaling(snap: Snapshot, field: str, lay: Layout) -> str:
     return fig.svg()
 
 
-def _require_counters(snap: Snapshot) -> None:
-    if not hardware.available(snap):
+def _require_counters(snap: Snapshot) -> Counters:
+    counters = hardware.measured_counters(snap)
+    if counters is None:
         raise KeyError(f"no hardware counters in this snapshot: {hardware.why_unavailable(snap)}")
+    return counters
 
 
 def draw_hbm_traffic(snap: Snapshot, lay: Layout) -> str:
     """HBM bytes per forward (read and written, from the counters) against the two sizes that
     matter: q, k, v and the output together, and one score matrix. A linear axis: the bars are
     compared by length, and the exact sizes are written beside them."""
-    _require_counters(snap)
-    totals = {v: hardware.variant_totals(snap, v) for v in snap.counters.variants}
-    ids = [v for v, s in totals.items() if s and s["dram_read_bytes"] is not None and s["dram_write_bytes"] is not None]
+    counters = _require_counters(snap)
+    totals = {v: s for v in counters.variants if (s := hardware.variant_totals(snap, v)) is not None}
+    ids = [v for v, s in totals.items() if s["dram_read_bytes"] is not None and s["dram_write_bytes"] is not None]
     mib = 2**20
     qkvo, scores = totals[ids[0]]["qkvo_bytes"] / mib, totals[ids[0]]["score_bytes"] / mib
     lines = ((qkvo, ":", "fig_qkvo"), (scores, "--", "fig_one_score"))
@@ -541,7 +547,7 @@ def _code_fingerprint() -> str:
 
     modules = (article, hardware, views, i18n, svgplot)
     return hashlib.sha256(
-        b"".join(Path(m.__file__).read_bytes() for m in modules) + Path(__file__).read_bytes()
+        b"".join(Path(source).read_bytes() for m in modules if (source := m.__file__)) + Path(__file__).read_bytes()
     ).hexdigest()[:16]
 
 
@@ -594,7 +600,7 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
         return t(lang, "take_kernels").format(low=low, n=fewest, high=high, m=most)
     if name == "device_time":
         rows = {r["id"]: r["device_us"] for r in views.summary_rows(snap) if r["available"] and r["device_us"]}
-        low, high = min(rows, key=rows.get), max(rows, key=rows.get)
+        low, high = min(rows, key=rows.__getitem__), max(rows, key=rows.__getitem__)
         return t(lang, "take_time").format(
             low=title(lang, low),
             t_low=fmt_us(rows[low]),
@@ -602,14 +608,15 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
             t_high=fmt_us(rows[high]),
             ratio=fmt_ratio(rows[high] / rows[low]),
         )
-    if name == "hbm_traffic" and hardware.available(snap):
+    counters = hardware.measured_counters(snap)
+    if name == "hbm_traffic" and counters is not None:
         ratio = {
             v: s["dram_per_score"]
-            for v in snap.counters.variants
+            for v in counters.variants
             if (s := hardware.variant_totals(snap, v)) and s.get("dram_per_score") is not None
         }
         if ratio:
-            low, high = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+            low, high = min(ratio, key=ratio.__getitem__), max(ratio, key=ratio.__getitem__)
             return t(lang, "take_hbm").format(
                 low=title(lang, low), r_low=f"{ratio[low]:.2f}×", high=title(lang, high), r_high=f"{ratio[high]:.2f}×"
             )

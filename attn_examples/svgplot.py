@@ -507,8 +507,8 @@ class Axes:
             out.append(text_svg(self.left + self.width / 2, bottom + depth, self.x.label, s, "middle", "top"))
         if self.y.label:
             lines = self.y.label.count("\n")
-            ticks = label_room([label for _, label in ymajors] if self.y.labels else [], s, "")
-            x = self.left - ticks - LABEL_PAD - DESCENT * s - lines * s * LINE
+            room = label_room([label for _, label in ymajors] if self.y.labels else [], s, "")
+            x = self.left - room - LABEL_PAD - DESCENT * s - lines * s * LINE
             out.append(text_svg(x, self.top + self.height / 2, self.y.label, s, "middle", "baseline", rotate=90))
         if self.title:
             out.append(text_svg(self.left + self.width / 2, self.top - 5, self.title, s, "middle", "bottom"))
