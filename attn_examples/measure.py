@@ -13,7 +13,6 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,39 +164,23 @@ class FirstCall:
     caught: list[warnings.WarningMessage] = field(default_factory=list)
 
 
-def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...], record_warnings: bool = True) -> FirstCall:
-    """Bind the variant to the inputs and call it once (synchronised). Warnings are recorded only
-    where asked: `warnings.catch_warnings` is process-wide, so a call on another thread leaves them."""
+def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...]) -> FirstCall:
+    """Bind the variant to the inputs and call it once (synchronised), recording PyTorch's warnings.
+    (Taking the compiled variants' first calls on a thread beside the set-up was tried on the H200:
+    the compile took 14.4 s there instead of 8.9 s, timing afterwards 3.7 s longer: no gain, and a
+    published compile time that measured the contention.)"""
     q, k, v, mask = inputs
     started = time.perf_counter()
-    with (
-        torch.no_grad(),
-        variant.pin(),
-        warnings.catch_warnings(record=True) if record_warnings else contextlib.nullcontext() as caught,
-    ):
-        if record_warnings:
-            warnings.simplefilter("always")
+    with torch.no_grad(), variant.pin(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             forward = variant.bind(q, k, v, mask)
             out = forward()
             if q.is_cuda:
                 torch.cuda.synchronize()
         except Exception as exc:
-            return FirstCall(None, None, time.perf_counter() - started, exc, list(caught or []))
-    return FirstCall(forward, out, time.perf_counter() - started, None, list(caught or []))
-
-
-def compile_ahead(variants: list[Variant], inputs: tuple[torch.Tensor, ...]) -> dict[str, Future]:
-    """Start the compiled variants' first calls on a thread, one after the other: their compile
-    (seconds of Python and Triton work) overlaps the set-up's first cuDNN call, which runs without
-    the GIL. The caller waits for them before anything is profiled or timed."""
-    compiled = [v for v in variants if v.family == "compiled" and inputs[0].is_cuda and "cuda" in v.devices]
-    if not compiled:
-        return {}
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile-ahead")
-    ahead = {v.id: pool.submit(first_call, v, inputs, False) for v in compiled}
-    pool.shutdown(wait=False)
-    return ahead
+            return FirstCall(None, None, time.perf_counter() - started, exc, list(caught))
+    return FirstCall(forward, out, time.perf_counter() - started, None, list(caught))
 
 
 def measure_variant(
@@ -206,10 +189,9 @@ def measure_variant(
     inputs: tuple[torch.Tensor, ...],
     reference: torch.Tensor,
     on_stage: ProgressHook | None = None,
-    ahead: Future | None = None,
 ) -> tuple[dict, bytes | None]:
     """One variant's entry of the snapshot (timing still empty), and its gzipped trace (None when
-    unavailable). `ahead`: its first call, already taken (`compile_ahead`)."""
+    unavailable)."""
     q = inputs[0]
     cuda = q.is_cuda
     entry: dict = {
@@ -233,7 +215,7 @@ def measure_variant(
         return entry, None
     if variant.family == "compiled":
         note("compiling")
-    first = ahead.result() if ahead is not None else first_call(variant, inputs)
+    first = first_call(variant, inputs)
     if first.error is not None:
         entry.update(available=False, unavailable_reason=_refusal_reason(variant, q, first.error, first.caught))
         return entry, None
@@ -329,14 +311,10 @@ def measure(
     with stage("setup"):  # inputs (the first CUDA call initialises it), the float64 reference, SDPA's own pick
         with stage("setup.inputs"):
             inputs = make_inputs(config, device)
-        ahead = compile_ahead(variants, inputs)
         with stage("setup.reference"):
             reference = reference_output(*inputs)
         with stage("setup.dispatch"):
             dispatch = detect_auto_backend(*inputs[:3])
-        with stage("setup.compile"):  # what is left of the compiled variants' first calls
-            for call in ahead.values():
-                call.exception()
     if before_profiling is not None:
         with stage("wait"):
             before_profiling()
@@ -356,7 +334,6 @@ def measure(
                     inputs,
                     reference,
                     on_stage=on_stage,
-                    ahead=ahead.pop(variant.id, None),
                 )
             results[variant.id] = entry
             if blob is not None:

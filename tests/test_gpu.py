@@ -137,24 +137,6 @@ def test_the_measurement_key_is_stable_and_needs_no_torch_import():
     assert live_cache.current_key("{}", "full") != live_cache.current_key("{}", "core")
 
 
-def test_compiled_variants_compile_ahead_on_a_thread_and_run_on_the_main_one():
-    """The live build's overlap: flex compiled on a thread during the set-up, then called here."""
-    import torch
-
-    from attn_examples.measure import compile_ahead, make_inputs, measure_variant, reference_output
-    from attn_examples.variants import VARIANTS
-
-    config = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=64, timing_repeats=3)
-    inputs = make_inputs(config, "cuda")
-    ahead = compile_ahead([VARIANTS["sdpa_flash"], VARIANTS["flex"]], inputs)
-    assert list(ahead) == ["flex"]  # only what compiles goes ahead
-    reference = reference_output(*inputs)
-    entry, blob = measure_variant(VARIANTS["flex"], config, inputs, reference, ahead=ahead["flex"])
-    assert entry["available"] and blob is not None, entry["unavailable_reason"]
-    assert entry["timing"]["compile_s"] > 0 and entry["timing"]["rel_error"] < 0.05
-    assert torch.cuda.is_available()
-
-
 def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     """The counters' report read two ways: ncu's CSV import (what the snapshot holds) and NVIDIA's
     `ncu_report` module. Same kernels, names, launch dimensions and values: the CSV prints a value

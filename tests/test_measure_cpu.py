@@ -63,27 +63,3 @@ def test_auto_dispatch_is_recorded_with_evidence(cpu_snapshot_dir):
     snap = load_snapshot(cpu_snapshot_dir)
     assert snap.dispatch.auto_backend in {"FLASH_ATTENTION", "MATH"}
     assert snap.dispatch.evidence.startswith("aten::_scaled_dot_product")
-
-
-def test_a_first_call_taken_ahead_is_the_one_the_entry_reports(small_config):
-    """measure_variant takes a variant's first call from `compile_ahead` when given one: its error
-    becomes the entry's reason, its output the accuracy; nothing is called a second time for it."""
-    from concurrent.futures import Future
-
-    import torch
-
-    from attn_examples.measure import FirstCall, first_call, make_inputs, measure_variant, reference_output
-
-    inputs = make_inputs(small_config, "cpu")
-    reference = reference_output(*inputs)
-    refused: Future = Future()
-    refused.set_result(FirstCall(None, None, 0.5, RuntimeError("the compiler said no")))
-    entry, blob = measure_variant(VARIANTS["naive"], small_config, inputs, reference, ahead=refused)
-    assert not entry["available"] and "the compiler said no" in entry["unavailable_reason"] and blob is None
-    taken = first_call(VARIANTS["naive"], inputs, record_warnings=False)
-    taken.out = taken.out + 1.0  # a first call whose output was off
-    off: Future = Future()
-    off.set_result(taken)
-    entry, _ = measure_variant(VARIANTS["naive"], small_config, inputs, reference, ahead=off)
-    assert entry["available"] and entry["timing"]["rel_error"] > 0.1
-    assert isinstance(taken.out, torch.Tensor)
