@@ -166,9 +166,10 @@ class FirstCall:
 
 def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...]) -> FirstCall:
     """Bind the variant to the inputs and call it once (synchronised), recording PyTorch's warnings.
-    (Taking the compiled variants' first calls on a thread beside the set-up was tried on the H200:
-    the compile took 14.4 s there instead of 8.9 s, timing afterwards 3.7 s longer: no gain, and a
-    published compile time that measured the contention.)"""
+    (Taking the compiled variants' first calls on a thread beside the set-up was tried once on the
+    H200: the set-up waited for them until about 14 s after they started, against 8.9 s inline, and
+    the timing after it took 3.7 s longer in that run: no gain, and a published compile time that
+    would have measured the contention.)"""
     q, k, v, mask = inputs
     started = time.perf_counter()
     with torch.no_grad(), variant.pin(), warnings.catch_warnings(record=True) as caught:
