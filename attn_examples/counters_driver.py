@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 
 from attn_examples.config import AttnConfig
-from attn_examples.measure import make_inputs
 from attn_examples.variants import get_variant
+from attn_examples.workload import make_inputs
 
 WARMUP_CALLS = 3
 READY = "counters_driver: ready"

@@ -21,10 +21,10 @@ import torch
 
 from attn_examples import kineto, timing
 from attn_examples.config import AttnConfig
-from attn_examples.measure import _export_trace, make_inputs
 from attn_examples.snippets.profile_forward import profile_forward
 from attn_examples.stages import stage
 from attn_examples.variants import ARTICLE_VARIANTS, VARIANTS, Variant
+from attn_examples.workload import export_trace, make_inputs
 
 SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIMS = (64, 128)
@@ -80,7 +80,7 @@ def _score_bytes(variant: Variant, config: AttnConfig) -> int:
 def _profile_counts(variant: Variant, forward, config: AttnConfig) -> dict[str, Any]:
     # the forward has just run once (the check that it runs); one warm-up step under the profiler, one recorded
     prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=0, wait=0, warmup=1, active=1)
-    steps = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)["steps"]
+    steps = kineto.parse_trace(json.loads(export_trace(prof)), variant.label)["steps"]
     gpu = steps[0]["gpu"]
     kernels = [a for a in gpu if a["kind"] == "kernel"]
     main = max(kernels, key=lambda a: a["dur_us"]) if kernels else None
@@ -229,7 +229,7 @@ def _training_point(variant: Variant, config: AttnConfig, max_calls: int = 30) -
             return {**empty, "reason": f"{type(exc).__name__}: {str(exc).splitlines()[0]}"}
         # the step has just run once; one warm-up step under the profiler, one recorded
         prof = profile_forward(step, "train_step", cuda=True, warmup_calls=0, wait=0, warmup=1, active=1)
-        gpu = kineto.parse_trace(json.loads(_export_trace(prof)), "train_step")["steps"][0]["gpu"]
+        gpu = kineto.parse_trace(json.loads(export_trace(prof)), "train_step")["steps"][0]["gpu"]
         timed = timing.time_cuda_until(step, max_calls=max_calls)
     return {
         "variant": variant.id,

@@ -48,6 +48,7 @@ MEASURED_CODE = (
     "timing.py",
     "uncertainty.py",
     "variants.py",
+    "workload.py",
     "__init__.py",
 )
 

@@ -39,9 +39,9 @@ def test_kernel_counts_agree_with_the_profilers_own_key_averages(variant_id):
     import torch
 
     from attn_examples import kineto
-    from attn_examples.measure import _export_trace, make_inputs
     from attn_examples.snippets.profile_forward import profile_forward
     from attn_examples.variants import VARIANTS
+    from attn_examples.workload import export_trace, make_inputs
 
     config = AttnConfig()
     variant = VARIANTS[variant_id]
@@ -49,7 +49,7 @@ def test_kernel_counts_agree_with_the_profilers_own_key_averages(variant_id):
     with torch.no_grad(), variant.pin():
         forward = variant.bind(q, k, v, mask)
         prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=3, wait=0, warmup=1, active=3)
-    parsed = kineto.parse_trace(json.loads(_export_trace(prof)), variant.label)
+    parsed = kineto.parse_trace(json.loads(export_trace(prof)), variant.label)
     ours = Counter(a["name"] for step in parsed["steps"] for a in step["gpu"])
     theirs = Counter(
         {
@@ -76,8 +76,8 @@ def test_device_time_agrees_with_tritons_do_bench(variant_id):
     import torch
 
     from attn_examples import timing
-    from attn_examples.measure import make_inputs
     from attn_examples.variants import VARIANTS
+    from attn_examples.workload import make_inputs
 
     variant = VARIANTS[variant_id]
     q, k, v, mask = make_inputs(AttnConfig(), "cuda")

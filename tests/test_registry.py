@@ -38,7 +38,7 @@ def test_backend_is_read_off_the_aten_op():
 def test_cpu_variants_compute_attention(variant_id):
     import torch
 
-    from attn_examples.measure import make_inputs, reference_output
+    from attn_examples.workload import make_inputs, reference_output
 
     config = AttnConfig(batch=1, heads=2, seq_len=64, head_dim=32, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
@@ -57,7 +57,7 @@ def test_masked_fill_inplace_keeps_autograd_working_here():
     Python scalar, which autograd never saves, so gradients still flow and agree exactly."""
     import torch
 
-    from attn_examples.measure import make_inputs
+    from attn_examples.workload import make_inputs
 
     config = AttnConfig(batch=1, heads=2, seq_len=16, head_dim=8, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
