@@ -4,4 +4,9 @@ Importing this package does not import torch: loading, rendering and checking a 
 stay cheap. Only `attn_examples.measure` (and what it imports) needs torch.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # the one version source is pyproject.toml; an installed package (editable too) carries it
+    __version__ = version("attn-examples")
+except PackageNotFoundError:  # the source tree on sys.path without an install
+    __version__ = "0+unknown"

@@ -145,3 +145,13 @@ def test_check_finds_its_default_snapshot_from_any_directory(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     assert main(["check"]) == 0
     assert "applicable truths hold" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_version_has_one_source():
+    """pyproject.toml's; the package reads it from its installed metadata, never types it again."""
+    tomllib = pytest.importorskip("tomllib")
+    from attn_examples import __version__
+
+    project = tomllib.loads((REPO_SNAPSHOTS.parent / "pyproject.toml").read_text())["project"]
+    assert __version__ == project["version"]
+    assert project["version"] not in (REPO_SNAPSHOTS.parent / "attn_examples" / "__init__.py").read_text()
