@@ -48,7 +48,7 @@ build: $(VENV)/.docs
 
 # The site, plus one site per committed snapshot under site/snapshots/ (what publishing uploads).
 sites: $(VENV)/.docs
-	$(BIN)/python -m attn_examples.sites -d site
+	$(BIN)/python -m attn_examples.site.sites -d site
 
 test: lint
 	$(BIN)/python -m pytest

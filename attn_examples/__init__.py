@@ -1,7 +1,7 @@
 """Profile attention in PyTorch and keep the measurements as versioned snapshots.
 
 Importing this package does not import torch: loading, rendering and checking a snapshot
-stay cheap. Only `attn_examples.measure` (and what it imports) needs torch.
+stay cheap. Only `attn_examples.measure.run` (and what it imports) needs torch.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -33,7 +33,7 @@ PAGE = Path("docs/en/method.md")
 URL_PATH = "/method/"
 SNIPPET = Path("snippets/profile_forward.py")
 SNIPPET_ANCHOR = "# first calls pay for lazy init"
-CLAIMS = Path("attn_examples/claims.d/method.yml")
+CLAIMS = Path("attn_examples/claims/claims.d/method.yml")
 SNAPSHOT = Path("snapshots/nvidia-h200/snapshot.json")
 REBUILD_DEADLINE_S = 30.0  # null in the report: no rebuild followed the edit
 

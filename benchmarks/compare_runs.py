@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from attn_examples import views
-from attn_examples.snapshot import load_snapshot
+from attn_examples.render import views
+from attn_examples.snapshot.schema import load_snapshot
 
 
 def main(paths: list[str]) -> int:

@@ -17,9 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attn_examples import claims, plausible
-from attn_examples.snapshot import SnapshotError, load_snapshot
-from attn_examples.uncertainty import Interval
+from attn_examples.claims import check as claims
+from attn_examples.claims import plausible
+from attn_examples.snapshot.schema import SnapshotError, load_snapshot
+from attn_examples.snapshot.uncertainty import Interval
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@
 
 1. `mkdocs build --strict` with ATTN_EXAMPLES_MEASURE=live, once per live scope, the first on an
    empty measurement cache: the wall time of the whole process (torch import and both languages
-   included), and the measurement's stages (attn_examples.stages) written by the build itself;
+   included), and the measurement's stages (attn_examples.snapshot.stages) written by the build itself;
 2. `mkdocs serve --strict` in auto mode, which finds that measurement in the cache: seconds from
    start until the first page answers, and whether its provenance says the measurement was reused;
 3. the fast measurement against the committed baseline of its device (`attn-examples check

@@ -20,8 +20,8 @@ from pathlib import Path
 LOAD = """
 import sys, time
 t0 = time.perf_counter()
-from attn_examples.snapshot import load_snapshot
-from attn_examples import views
+from attn_examples.snapshot.schema import load_snapshot
+from attn_examples.render import views
 snap = load_snapshot(sys.argv[1])
 rows = views.summary_rows(snap)
 tables = [views.kernel_rows(r) for r in snap.variants.values()]
@@ -45,7 +45,7 @@ def main() -> None:
                 [
                     sys.executable,
                     "-m",
-                    "attn_examples.cli",
+                    "attn_examples.site.cli",
                     "measure",
                     "--device",
                     args.device,

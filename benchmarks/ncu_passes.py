@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from attn_examples.counters import METRICS, ncu_path
+from attn_examples.measure.counters import METRICS, ncu_path
 
 # One forward of SDPA's flash backend at a small shape: a single Tensor Core kernel.
 TARGET = """

@@ -22,8 +22,8 @@ WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")  # jieba's brea
 TEMPLATE = re.compile(r"\{%\s*(if|elif|else|endif)\b|\{\{\s*(claim|article|paper)\.")
 LANG_ATTR = re.compile(r"<html[^>]*\blang=\"([^\"]*)\"")
 TITLE = re.compile(r"<title>([^<]*)</title>")
-MEASURED_MARK = "<!-- attn:measured -->"  # attn_examples.render.MEASURED_MARK
-SITE_ROOT = "@root@/"  # attn_examples.render.SITE_ROOT
+MEASURED_MARK = "<!-- attn:measured -->"  # attn_examples.render.blocks.MEASURED_MARK
+SITE_ROOT = "@root@/"  # attn_examples.render.blocks.SITE_ROOT
 
 
 def page_names(docs: Path) -> list[str]:
@@ -79,7 +79,7 @@ def check_markdown_exec(site: Path, docs: Path) -> tuple[str, str]:
             total += 1
             name = "" if src.stem == "index" else src.stem
             page = html(site, en if lang == "en" else lang, name)
-            if page is not None and 'exec="1"' not in page and "from attn_examples.site import" not in page:
+            if page is not None and 'exec="1"' not in page and "from attn_examples.site.build import" not in page:
                 ran += 1
     return (
         "yes" if ran == total else "partly" if ran else "no"

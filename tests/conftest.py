@@ -54,7 +54,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def small_config():
-    from attn_examples.config import AttnConfig
+    from attn_examples.snapshot.config import AttnConfig
 
     return AttnConfig(batch=1, heads=2, seq_len=128, head_dim=64, timing_repeats=5, cpu_min_run_time_s=0.05)
 
@@ -62,8 +62,8 @@ def small_config():
 @pytest.fixture(scope="session")
 def cpu_snapshot_dir(tmp_path_factory: pytest.TempPathFactory, small_config) -> Path:
     """One real CPU measurement, written with the project's own writer, shared by the tests."""
-    from attn_examples.measure import measure
-    from attn_examples.snapshot import write_snapshot
+    from attn_examples.measure.run import measure
+    from attn_examples.snapshot.schema import write_snapshot
 
     data, traces = measure(small_config, "cpu", progress=False, argv=["pytest"])
     out = tmp_path_factory.mktemp("snap") / "cpu"
@@ -84,7 +84,7 @@ class Sites:
 
     root: Path
     cache: Path
-    builds: dict[str, object]  # folder name ("" for the top site) -> attn_examples.sites.Build
+    builds: dict[str, object]  # folder name ("" for the top site) -> attn_examples.site.sites.Build
 
     def site(self, name: str) -> Path:
         return self.root if name == "" else self.root / "snapshots" / name
@@ -92,10 +92,10 @@ class Sites:
 
 @pytest.fixture(scope="session")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Sites:
-    """Every site strictly built from its snapshot, as publishing does (`python -m attn_examples.sites`):
+    """Every site strictly built from its snapshot, as publishing does (`python -m attn_examples.site.sites`):
     the top one from the default snapshot, then one per committed snapshot. Snapshot builds run with
     torch made unimportable."""
-    from attn_examples import sites as site_builder
+    from attn_examples.site import sites as site_builder
 
     tmp = tmp_path_factory.mktemp("sites")
     os.environ.pop("ATTN_EXAMPLES_SNAPSHOT", None)

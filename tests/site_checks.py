@@ -90,7 +90,7 @@ def broken_links(site: Path) -> list[str]:
 
 def _local(rel: Path) -> tuple[Path, Path]:
     """A page's site and its path inside it: the top site, or one built per committed snapshot
-    under snapshots/<name>/ (attn_examples.sites), each with its own language folders."""
+    under snapshots/<name>/ (attn_examples.site.sites), each with its own language folders."""
     if len(rel.parts) > 2 and rel.parts[0] == "snapshots":
         return Path(*rel.parts[:2]), Path(*rel.parts[2:])
     return Path(), rel

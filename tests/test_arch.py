@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from attn_examples import arch, metrics, occupancy
-from attn_examples.snapshot import DeviceLimits, load_snapshot
+from attn_examples.render import arch, metrics, occupancy
+from attn_examples.snapshot.schema import DeviceLimits, load_snapshot
 from tests.conftest import REPO
 
 

@@ -1,4 +1,4 @@
-"""`mkdocs serve` while writing (attn_examples/serve_hooks.py): every input of a page is watched, a
+"""`mkdocs serve` while writing (attn_examples/site/serve_hooks.py): every input of a page is watched, a
 change to any of them is served, and what the reused work serves equals a fresh build.
 
 The serve test runs `mkdocs serve --strict` in a copy of the checkout (benchmarks/authoring.py's),
@@ -52,7 +52,7 @@ EDITS = [
     ("prose", "docs/en/method.md", "A profiler trace holds", "A profiler trace zqxprose holds", "method/"),
     (
         "claim",
-        "attn_examples/claims.d/method.yml",
+        "attn_examples/claims/claims.d/method.yml",
         "The measured GPU has the article's architecture",
         "The measured GPU zqxclaim has the article's architecture",
         "reproducibility/",
@@ -73,7 +73,7 @@ EDITS = [
     ),
     (
         "module",
-        "attn_examples/render.py",
+        "attn_examples/render/blocks.py",
         'head = f"{_e(p.device_name)} · ',
         'head = f"zqxmodule {_e(p.device_name)} · ',
         "devices/",

@@ -319,7 +319,7 @@ def test_the_layout_check_catches_an_overwide_table_and_a_caption_sized_figure(
     assert any("figure" in p and "wide in a" in p for p in problems), problems
 
 
-# ---- the interactive timeline (attn_examples/timeline.py, docs/javascripts/timeline.js) ---------
+# ---- the interactive timeline (attn_examples/render/timeline.py, docs/javascripts/timeline.js) ---------
 
 FONT_SIZES: dict[str, float] = {}
 

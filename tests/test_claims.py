@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import article, claims, metrics, views
-from attn_examples.claims import ClaimsError, load_claims
-from attn_examples.pages import committed_snapshots
-from attn_examples.snapshot import load_snapshot, snapshot_from_dict
+from attn_examples.claims import check as claims
+from attn_examples.claims.check import ClaimsError, load_claims
+from attn_examples.render import article, metrics, views
+from attn_examples.site.pages import committed_snapshots
+from attn_examples.snapshot.schema import load_snapshot, snapshot_from_dict
 from tests.conftest import REPO
 
 H200 = REPO / "snapshots" / "nvidia-h200"
@@ -558,7 +559,7 @@ def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[
 
 
 def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
-    from attn_examples import hardware
+    from attn_examples.render import hardware
 
     if parts[0] == "ratio":  # numerator one way, denominator the other
         _perturb_counters(data, [parts[1], parts[3]], up)
@@ -795,7 +796,7 @@ def test_a_live_run_without_the_compiled_variants_is_not_drift():
 
 
 def test_accept_promotes_a_snapshot_with_its_traces(tmp_path):
-    from attn_examples.cli import main
+    from attn_examples.site.cli import main
 
     assert main(["accept", str(H200), "--to", str(tmp_path / "baseline")]) == 0
     assert load_snapshot(tmp_path / "baseline") == load_snapshot(H200)
@@ -818,7 +819,7 @@ def _second_memcpy(data: dict) -> None:
 
 def test_check_cli_exits_nonzero_on_a_broken_claim(tmp_path, capsys):
     """A broken truth fails the check, naming it; a missed observation does not."""
-    from attn_examples.cli import main
+    from attn_examples.site.cli import main
 
     assert next(c for c in CLAIMS if c.id == "naive-one-memcpy").gates
     assert not next(c for c in CLAIMS if c.id == "flash-one-kernel").gates
@@ -915,7 +916,7 @@ def test_a_ranking_within_the_noise_is_undecided():
     cudnn = data["variants"]["sdpa_cudnn"]["timing"]["device_us"]["blocks"]
     _set_blocks(data, "sdpa_flash", "device_us", [b * (1.01 if i % 2 else 0.995) for i, b in enumerate(cudnn)])
     snap = snapshot_from_dict(data)
-    from attn_examples import plausible
+    from attn_examples.claims import plausible
 
     assert plausible.plausible(snap, "fastest.device_us") == frozenset({"sdpa_cudnn", "sdpa_flash"})
     for claim_id in ("cudnn-fastest", "fastest-as-article", "fastest-is-fused"):

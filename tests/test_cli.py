@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples.cli import main
+from attn_examples.site.cli import main
 
 
 def test_show_prints_tables_and_provenance(cpu_snapshot_dir, capsys):
@@ -81,7 +81,7 @@ def test_show_and_check_print_a_snapshots_brackets_as_text(tmp_path, capsys, mon
     import json
     import shutil
 
-    from attn_examples.snapshot import snapshot_home
+    from attn_examples.snapshot.schema import snapshot_home
 
     folder = tmp_path / "snap"
     shutil.copytree(snapshot_home() / "nvidia-h200", folder)
@@ -109,8 +109,8 @@ def test_show_reads_well_at_80_columns(capsys, monkeypatch):
     assert main(["show", str(REPO_SNAPSHOTS / "nvidia-h200")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 80 and len(lines) < 250, len(lines)
-    from attn_examples import views
-    from attn_examples.snapshot import load_snapshot
+    from attn_examples.render import views
+    from attn_examples.snapshot.schema import load_snapshot
 
     tokens = " ".join(lines).split()
     snap = load_snapshot(REPO_SNAPSHOTS / "nvidia-h200")

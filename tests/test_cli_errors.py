@@ -1,5 +1,5 @@
 """Every way the CLI is handed something it cannot use ends in one line naming the file or argument,
-no traceback, and exit code 2 (documented in attn_examples.cli.main)."""
+no traceback, and exit code 2 (documented in attn_examples.site.cli.main)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,11 @@ def test_a_cli_error_is_one_line_and_exit_2(case: str, tmp_path: Path) -> None:
     make, words = CASES[case]
     argv = make(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "attn_examples.cli", *argv], capture_output=True, text=True, timeout=300, cwd=tmp_path
+        [sys.executable, "-m", "attn_examples.site.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 2, (done.returncode, done.stdout[-500:], done.stderr[-2000:])
@@ -147,7 +151,7 @@ def test_a_cli_error_is_one_line_and_exit_2(case: str, tmp_path: Path) -> None:
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "attn_examples.cli", "--debug", "show", str(tmp_path / "nowhere")],
+        [sys.executable, "-m", "attn_examples.site.cli", "--debug", "show", str(tmp_path / "nowhere")],
         capture_output=True,
         text=True,
         timeout=120,

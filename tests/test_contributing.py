@@ -65,7 +65,7 @@ def test_templated_paths_match_something() -> None:
 def _subcommands() -> set[str]:
     import argparse
 
-    from attn_examples import cli
+    from attn_examples.site import cli
 
     actions = cli.build_parser()._actions
     return {name for a in actions if isinstance(a, argparse._SubParsersAction) for name in a.choices}
@@ -105,7 +105,7 @@ def test_every_name_it_points_into_a_module_exists() -> None:
 # Upper-case words in backticks that are not names in the code: a log level, GPU names, an
 # environment variable.
 _NOT_CODE = {"WARNING", "A100", "H200", "NO_MKDOCS_2_WARNING"}
-_PACKAGE = "\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "attn_examples").glob("*.py")))
+_PACKAGE = "\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "attn_examples").rglob("*.py")))
 
 
 def test_every_constant_and_function_it_names_is_defined_in_the_package() -> None:

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from attn_examples import counters
-from attn_examples.cli import main
-from attn_examples.snapshot import load_snapshot
+from attn_examples.measure import counters
+from attn_examples.site.cli import main
+from attn_examples.snapshot.schema import load_snapshot
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "data" / "ncu-details.csv"
@@ -43,7 +43,7 @@ def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_k
     assert cmd[-9:] == [
         "python",
         "-m",
-        "attn_examples.counters_driver",
+        "attn_examples.measure.counters_driver",
         "--config",
         '{"seq_len": 1024}',
         "--go",
@@ -112,7 +112,7 @@ def test_every_metric_asked_for_is_read_by_a_fact():
     """ncu replays each kernel once per pass, and the metric list sets the passes (on the H200 the
     unread speed-of-light percentages needed 9 of the list's 15 alone: benchmarks/ncu_passes.py). So
     no metric is asked for that nothing reads."""
-    from attn_examples import hardware
+    from attn_examples.render import hardware
 
     read = set(hardware.M.values()) | set(hardware.TENSOR_OPS.values())
     read |= {f"launch__occupancy_limit_{name}" for name in hardware.LIMITERS}
@@ -154,7 +154,7 @@ def test_counters_command_on_a_cpu_snapshot_records_the_reason(tmp_path):
 def _with_counters(kernel_metrics: list[dict[str, float]], variant: str = "sdpa_flash"):
     import json
 
-    from attn_examples.snapshot import snapshot_from_dict
+    from attn_examples.snapshot.schema import snapshot_from_dict
 
     data = json.loads((REPO / "snapshots" / "nvidia-h200" / "snapshot.json").read_text())
     names = [a["name"] for a in data["variants"][variant]["profile"]["steps"][0]["gpu"] if a["kind"] == "kernel"]
@@ -178,7 +178,7 @@ def _with_counters(kernel_metrics: list[dict[str, float]], variant: str = "sdpa_
 
 
 def test_hbm_bytes_and_flops_are_summed_and_set_against_the_shape():
-    from attn_examples import hardware
+    from attn_examples.render import hardware
 
     snap = _with_counters(
         [
@@ -205,7 +205,7 @@ def test_hbm_bytes_and_flops_are_summed_and_set_against_the_shape():
 
 
 def test_kernels_that_do_not_line_up_with_kineto_get_no_estimate():
-    from attn_examples import hardware
+    from attn_examples.render import hardware
 
     snap = _with_counters([{"gpu__time_duration.sum": 1.0}])
     snap.counters.variants["sdpa_flash"][0].name = "void some_other_kernel<1>(int)"
@@ -214,7 +214,7 @@ def test_kernels_that_do_not_line_up_with_kineto_get_no_estimate():
 
 
 def test_kernel_base_names_agree_across_the_two_demanglers():
-    from attn_examples.hardware import base_name
+    from attn_examples.render.hardware import base_name
 
     assert (
         base_name("void at::native::vectorized_elementwise_kernel<4, at::native::X>(int, T)")
@@ -230,7 +230,8 @@ def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypat
     """No ncu on the builder: the counters page still renders, says why, and shows no counter value."""
     import json
 
-    from attn_examples import measurement_hooks, site
+    from attn_examples.site import build as site
+    from attn_examples.site import measurement_hooks
 
     shutil.copytree(REPO / "snapshots" / "nvidia-h200", tmp_path / "snap")
     data = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
@@ -255,7 +256,7 @@ def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypat
 
 
 def test_with_counters_present_a_misspelt_counters_key_still_fails_the_build():
-    from attn_examples import metrics
+    from attn_examples.render import metrics
 
     snap = load_snapshot(REPO / "snapshots" / "nvidia-h200")
     assert snap.counters is not None and snap.counters.available
@@ -269,7 +270,8 @@ def test_with_counters_present_a_misspelt_counters_key_still_fails_the_build():
 
 def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
     """No spill counter in the pass: 'cuDNN stores 0 B to local memory' must not pass by default."""
-    from attn_examples import claims, metrics
+    from attn_examples.claims import check as claims
+    from attn_examples.render import metrics
 
     snap = _with_counters(
         [{"dram__bytes_read.sum": 1.0, "dram__bytes_write.sum": 1.0, "gpu__time_duration.sum": 1.0}],
@@ -289,7 +291,7 @@ def test_a_counter_the_gpu_did_not_give_is_unknown_not_zero():
 def test_a_truth_whose_counter_is_missing_fails_and_an_observation_does_not_apply():
     """Counters present but without HBM bytes: a truth on HBM traffic cannot hold by default; an
     observation on a counter the pass lacks is simply not made."""
-    from attn_examples import claims
+    from attn_examples.claims import check as claims
 
     snap = _with_counters([{"gpu__time_duration.sum": 1.0}])
     by_id = {c.id: c for c in claims.load_claims()}

@@ -11,10 +11,10 @@ from collections import Counter
 
 import pytest
 
-from attn_examples import hardware, occupancy
-from attn_examples.config import AttnConfig
-from attn_examples.pages import committed_snapshots
-from attn_examples.snapshot import load_snapshot
+from attn_examples.render import hardware, occupancy
+from attn_examples.site.pages import committed_snapshots
+from attn_examples.snapshot.config import AttnConfig
+from attn_examples.snapshot.schema import load_snapshot
 from tests.conftest import REPO
 
 WITH_COUNTERS = [p for p in committed_snapshots(REPO / "snapshots") if hardware.available(load_snapshot(p))]
@@ -38,10 +38,10 @@ def test_kernel_counts_agree_with_the_profilers_own_key_averages(variant_id):
 
     import torch
 
-    from attn_examples import kineto
+    from attn_examples.measure.workload import export_trace, make_inputs
+    from attn_examples.snapshot import kineto
+    from attn_examples.snapshot.variants import VARIANTS
     from attn_examples.snippets.profile_forward import profile_forward
-    from attn_examples.variants import VARIANTS
-    from attn_examples.workload import export_trace, make_inputs
 
     config = AttnConfig()
     variant = VARIANTS[variant_id]
@@ -75,9 +75,9 @@ def test_device_time_agrees_with_tritons_do_bench(variant_id):
     triton_testing = pytest.importorskip("triton.testing")
     import torch
 
-    from attn_examples import timing
-    from attn_examples.variants import VARIANTS
-    from attn_examples.workload import make_inputs
+    from attn_examples.measure import timing
+    from attn_examples.measure.workload import make_inputs
+    from attn_examples.snapshot.variants import VARIANTS
 
     variant = VARIANTS[variant_id]
     q, k, v, mask = make_inputs(AttnConfig(), "cuda")

@@ -94,8 +94,8 @@ def test_the_docs_install_has_no_torch_and_this_checkout(docs_env: DocsEnv) -> N
 def test_the_docs_install_builds_the_site_strictly(docs_env: DocsEnv, tmp_path: Path) -> None:
     """Built as `make build` does, from the committed snapshot; the overview's summary table carries
     that snapshot's values in both languages."""
-    from attn_examples import views
-    from attn_examples.snapshot import load_snapshot
+    from attn_examples.render import views
+    from attn_examples.snapshot.schema import load_snapshot
 
     env = dict(docs_env.env, ATTN_EXAMPLES_MEASURE="snapshot", MKDOCS_JUPYTER_CACHE_DIR=str(tmp_path / "nbcache"))
     env.pop("ATTN_EXAMPLES_SNAPSHOT", None)

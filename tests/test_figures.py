@@ -1,4 +1,4 @@
-"""What a figure says on its axes and on hover, and that it fits its canvas (attn_examples.svgplot; no torch)."""
+"""What a figure says on its axes and on hover, and that it fits its canvas (attn_examples.render.svgplot; no torch)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from attn_examples import figures, svgplot
-from attn_examples.i18n import TEXT
-from attn_examples.pages import committed_snapshots
-from attn_examples.snapshot import load_snapshot
+from attn_examples.render import figures, svgplot
+from attn_examples.render.i18n import TEXT
+from attn_examples.site.pages import committed_snapshots
+from attn_examples.snapshot.schema import load_snapshot
 from tests.conftest import REPO
 
 SNAPSHOTS = committed_snapshots(REPO / "snapshots")

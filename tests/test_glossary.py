@@ -37,7 +37,7 @@ def _chinese_sources() -> list[Path]:
     return (
         sorted((REPO / "docs" / "zh-TW").rglob("*.md"))
         + sorted((REPO / "docs" / "zh-TW").rglob("*.ipynb"))
-        + [REPO / "attn_examples" / "i18n.py"]
+        + [REPO / "attn_examples" / "render" / "i18n.py"]
         + sorted((REPO / "attn_examples" / "claims.d").glob("*.yml"))
     )
 

@@ -8,17 +8,17 @@ import json
 
 import pytest
 
-from attn_examples import views
-from attn_examples.config import AttnConfig
-from attn_examples.snapshot import load_snapshot, write_snapshot
-from attn_examples.variants import VARIANTS
+from attn_examples.render import views
+from attn_examples.snapshot.config import AttnConfig
+from attn_examples.snapshot.schema import load_snapshot, write_snapshot
+from attn_examples.snapshot.variants import VARIANTS
 
 pytestmark = pytest.mark.gpu
 
 
 @pytest.fixture(scope="module")
 def gpu_snapshot(tmp_path_factory):
-    from attn_examples.measure import measure
+    from attn_examples.measure.run import measure
 
     data, traces = measure(AttnConfig(timing_repeats=20), "cuda", progress=False, argv=["pytest"])
     out = tmp_path_factory.mktemp("gpu") / data["device_slug"]
@@ -58,7 +58,7 @@ def test_auto_dispatch_is_one_of_the_fused_backends(gpu_snapshot):
 
 
 def test_a_refused_backend_on_cuda_is_recorded_with_pytorchs_reason():
-    from attn_examples.measure import measure
+    from attn_examples.measure.run import measure
 
     config = AttnConfig(batch=1, heads=2, seq_len=128, dtype="float32", timing_repeats=3)
     data, traces = measure(config, "cuda", ["sdpa_flash"], progress=False, argv=["pytest"])
@@ -70,8 +70,8 @@ def test_a_refused_backend_on_cuda_is_recorded_with_pytorchs_reason():
 
 def test_extended_measurement_pieces_on_cuda():
     """A sweep point, a skipped shape, a training point and the in-place autograd capture."""
-    from attn_examples import extended
-    from attn_examples.variants import VARIANTS
+    from attn_examples.measure import extended
+    from attn_examples.snapshot.variants import VARIANTS
 
     small = AttnConfig(batch=1, heads=2, seq_len=256, head_dim=128)
     point = extended.sweep_point(VARIANTS["sdpa_flash"], small, max_calls=12)
@@ -87,7 +87,7 @@ def test_extended_measurement_pieces_on_cuda():
 
 
 def test_ceilings_are_measured_and_ordered():
-    from attn_examples import extended
+    from attn_examples.measure import extended
 
     c = extended.ceilings(copy_bytes=2**28)
     assert c["bf16_matmul_tflops"] > c["fp32_matmul_tflops"] > 0 and c["copy_gbps"] > 100
@@ -96,8 +96,9 @@ def test_ceilings_are_measured_and_ordered():
 def test_counters_pass_reads_one_fused_kernel(tmp_path):
     """ncu over flash at a small shape: one kernel, q+k+v read from HBM, the launch as ncu saw it.
     Skipped (not faked) when this GPU builder has no ncu."""
-    from attn_examples import counters, hardware
-    from attn_examples.measure import measure
+    from attn_examples.measure import counters
+    from attn_examples.measure.run import measure
+    from attn_examples.render import hardware
 
     if counters.ncu_path() is None:
         pytest.skip("ncu (Nsight Compute) is not installed on this GPU builder")
@@ -120,7 +121,7 @@ def test_the_measurement_key_is_stable_and_needs_no_torch_import():
     import subprocess
     import sys
 
-    from attn_examples import live_cache
+    from attn_examples.site import live_cache
 
     probe = (
         "import sys; from attn_examples import live_cache; "
@@ -145,7 +146,8 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     Nsight Compute has no ncu_report."""
     import math
 
-    from attn_examples import counters, hardware, ncu_reader
+    from attn_examples.measure import counters, ncu_reader
+    from attn_examples.render import hardware
 
     ncu = counters.ncu_path()
     if ncu is None or counters.ncu_report_folder(ncu) is None:  # never imported here: this process has torch

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attn_examples.kineto import TraceError, consistency, parse_trace
+from attn_examples.snapshot.kineto import TraceError, consistency, parse_trace
 
 
 def _trace(steps_kernels: list[list[str]], driver_launch: str | None = None) -> dict:

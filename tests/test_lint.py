@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attn_examples import lint
+from attn_examples.claims import lint
 from tests.conftest import REPO
 
 
@@ -60,7 +60,7 @@ def test_the_overview_says_what_the_lint_guarantees():
     """The sentence about what a person typed is true because this lint passes; it must stay there."""
     for lang, words in (("en", "typed"), ("zh-TW", "手動")):
         text = (REPO / "docs" / lang / "index.md").read_text(encoding="utf-8")
-        assert "attn_examples/lint.py" in text and words in text, lang
+        assert "attn_examples/claims/lint.py" in text and words in text, lang
 
 
 @pytest.mark.parametrize(

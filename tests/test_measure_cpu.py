@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from attn_examples import views
-from attn_examples.snapshot import load_snapshot
-from attn_examples.variants import VARIANTS
+from attn_examples.render import views
+from attn_examples.snapshot.schema import load_snapshot
+from attn_examples.snapshot.variants import VARIANTS
 
 pytestmark = pytest.mark.measure
 
@@ -29,7 +29,7 @@ def test_cuda_only_backends_are_data_not_crashes(cpu_snapshot_dir):
 
 
 def test_compiled_variants_are_recorded_as_cuda_only_on_the_cpu(small_config):
-    from attn_examples.measure import measure
+    from attn_examples.measure.run import measure
 
     data, traces = measure(small_config, "cpu", ["flex", "naive_compiled"], progress=False, argv=["pytest"])
     for variant_id in ("flex", "naive_compiled"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import notebook
+from attn_examples.site import notebook
 from tests.conftest import REPO
 
 EN = REPO / "docs" / "en" / "notebook.ipynb"

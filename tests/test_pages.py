@@ -9,8 +9,11 @@ import re
 
 import pytest
 
-from attn_examples import claims, pages, prose, site
-from attn_examples.snapshot import load_snapshot, snapshot_from_dict
+from attn_examples.claims import check as claims
+from attn_examples.render import prose
+from attn_examples.site import build as site
+from attn_examples.site import pages
+from attn_examples.snapshot.schema import load_snapshot, snapshot_from_dict
 from tests.conftest import REPO
 from tests.test_claims import perturb
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attn_examples import prose
+from attn_examples.render import prose
 
 
 class Facts:
@@ -112,8 +112,8 @@ def test_an_unknown_claim_fails_even_in_a_branch_not_taken():
 
 
 def test_the_skeleton_compares_languages_by_branches_values_and_blocks():
-    en = '{% if holds x %}It took {{ t }} and {{ u }}.{% endif %}\n```python exec="1"\nfrom attn_examples.site import en as site\n```\n'
-    zh = '{% if holds x %}{{ u }} 之後花了 {{ t }}。{% endif %}\n```python exec="1"\nfrom attn_examples.site import zh_TW as site\n```\n'
+    en = '{% if holds x %}It took {{ t }} and {{ u }}.{% endif %}\n```python exec="1"\nfrom attn_examples.site.build import en as site\n```\n'
+    zh = '{% if holds x %}{{ u }} 之後花了 {{ t }}。{% endif %}\n```python exec="1"\nfrom attn_examples.site.build import zh_TW as site\n```\n'
     assert prose.structure(en) == prose.structure(zh)
     assert prose.structure(en) != prose.structure(zh.replace("{{ u }}", "{{ v }}"))
     assert prose.structure(en) != prose.structure(zh.replace("holds x", "fails x"))

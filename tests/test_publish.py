@@ -1,4 +1,4 @@
-"""A failed build leaves the output folder as it was (attn_examples/publish_hooks.py).
+"""A failed build leaves the output folder as it was (attn_examples/site/publish_hooks.py).
 
 The failure is the one that used to publish tracebacks: a code block that raises renders its error
 into the page, MkDocs writes every page, and only then does `--strict` abort. The build runs from a
@@ -22,13 +22,13 @@ def _config(tmp: Path, docs: Path, with_publish_hook: bool = True) -> Path:
     text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     text = text.replace("docs_dir: docs", f"docs_dir: {docs}")
     text = re.sub(
-        r"^  - attn_examples/(\w+\.py)$", lambda m: f"  - {REPO / 'attn_examples' / m.group(1)}", text, flags=re.M
+        r"^  - attn_examples/(\S+\.py)$", lambda m: f"  - {REPO / 'attn_examples' / m.group(1)}", text, flags=re.M
     )
     text = re.sub(
         r"^  - (attn_examples|snippets|snapshots)$", lambda m: f"  - {REPO / m.group(1)}", text, flags=re.M
     )  # watched by `mkdocs serve`; MkDocs checks that they exist
     if not with_publish_hook:
-        text = text.replace(f"  - {REPO / 'attn_examples' / 'publish_hooks.py'}\n", "")
+        text = text.replace(f"  - {REPO / 'attn_examples' / 'site' / 'publish_hooks.py'}\n", "")
     text = text.replace("base_path: [snippets]", f"base_path: [{REPO / 'snippets'}]")
     path = tmp / "mkdocs.yml"
     path.write_text(text, encoding="utf-8")

@@ -1,7 +1,7 @@
 import pytest
 
-from attn_examples.config import AttnConfig
-from attn_examples.variants import VARIANTS, backend_of_op, get_variant
+from attn_examples.snapshot.config import AttnConfig
+from attn_examples.snapshot.variants import VARIANTS, backend_of_op, get_variant
 from tests.conftest import REPO
 
 
@@ -38,7 +38,7 @@ def test_backend_is_read_off_the_aten_op():
 def test_cpu_variants_compute_attention(variant_id):
     import torch
 
-    from attn_examples.workload import make_inputs, reference_output
+    from attn_examples.measure.workload import make_inputs, reference_output
 
     config = AttnConfig(batch=1, heads=2, seq_len=64, head_dim=32, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
@@ -57,7 +57,7 @@ def test_masked_fill_inplace_keeps_autograd_working_here():
     Python scalar, which autograd never saves, so gradients still flow and agree exactly."""
     import torch
 
-    from attn_examples.workload import make_inputs
+    from attn_examples.measure.workload import make_inputs
 
     config = AttnConfig(batch=1, heads=2, seq_len=16, head_dim=8, dtype="float32")
     q, k, v, mask = make_inputs(config, "cpu")
@@ -87,6 +87,6 @@ def test_config_rejects_bad_values():
     ],
 )
 def test_tensor_core_use_is_read_off_kernel_names_seen_on_the_h200(name, expected):
-    from attn_examples.views import uses_tensor_cores
+    from attn_examples.render.views import uses_tensor_cores
 
     assert uses_tensor_cores(name) is expected

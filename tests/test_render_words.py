@@ -3,7 +3,8 @@ backend's refusal quoted inside a sentence."""
 
 from __future__ import annotations
 
-from attn_examples import render, views
+from attn_examples.render import blocks as render
+from attn_examples.render import views
 
 
 def test_lists_read_naturally_in_both_languages() -> None:
@@ -39,7 +40,7 @@ def test_pytorchs_no_viable_backend_preamble_is_not_the_reason() -> None:
 
 
 def test_drift_is_shown_for_each_case_in_both_languages() -> None:
-    from attn_examples.claims import DriftReport
+    from attn_examples.claims.check import DriftReport
 
     cases = {
         "none": (DriftReport("snapshots/x", None, []), False, "No drift", "沒有漂移"),
@@ -72,8 +73,8 @@ def test_drift_is_shown_for_each_case_in_both_languages() -> None:
 
 
 def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
-    from attn_examples.claims import Claim, Verdict
-    from attn_examples.uncertainty import Interval
+    from attn_examples.claims.check import Claim, Verdict
+    from attn_examples.snapshot.uncertainty import Interval
 
     claim = Claim(
         id="x",

@@ -138,7 +138,7 @@ WORD_BREAK = re.compile(r"[\u4e00-\u9fff]\u200b[\u4e00-\u9fff]")  # jieba's brea
 
 def test_the_published_chinese_search_is_segmented_into_words(built: Built) -> None:
     """A published build segments Chinese for the search index with jieba (lunr.js cannot), however
-    `mkdocs serve` reuses its entries between rebuilds (attn_examples/serve_hooks.py)."""
+    `mkdocs serve` reuses its entries between rebuilds (attn_examples/site/serve_hooks.py)."""
     index = json.loads((built.site / "zh-TW" / "search" / "search_index.json").read_text(encoding="utf-8"))
     text = " ".join(doc["title"] + " " + doc["text"] for doc in index["docs"])
     assert len(WORD_BREAK.findall(text)) > 1000, "the zh-TW index is not segmented into words"

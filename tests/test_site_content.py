@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import render, site, views
-from attn_examples.snapshot import load_snapshot
+from attn_examples.render import blocks as render
+from attn_examples.render import views
+from attn_examples.site import build as site
+from attn_examples.snapshot.schema import load_snapshot
 from tests.conftest import REPO, Built
 
 LANGS = ("en", "zh-TW")

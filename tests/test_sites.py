@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import pages, render
-from attn_examples.snapshot import load_snapshot
+from attn_examples.render import blocks as render
+from attn_examples.site import pages
+from attn_examples.snapshot.schema import load_snapshot
 from tests.conftest import REPO, Sites
 
 NAMES = [folder.name for folder in pages.committed_snapshots()]

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from attn_examples import snapshot as snapshot_module
-from attn_examples.snapshot import SnapshotError, load_snapshot, write_snapshot
+from attn_examples.snapshot import schema as snapshot_module
+from attn_examples.snapshot.schema import SnapshotError, load_snapshot, write_snapshot
 
 
 @pytest.fixture
@@ -126,9 +126,9 @@ def test_a_failed_write_leaves_the_old_snapshot_intact(snap_copy, monkeypatch):
 
 def test_loading_and_viewing_never_import_torch(cpu_snapshot_dir):
     code = (
-        "import sys; from attn_examples.snapshot import load_snapshot; from attn_examples import views; "
+        "import sys; from attn_examples.snapshot.schema import load_snapshot; from attn_examples import views; "
         f"views.summary_rows(load_snapshot({str(cpu_snapshot_dir)!r})); "
-        "from attn_examples.cli import main; main(['show', " + repr(str(cpu_snapshot_dir)) + "]); "
+        "from attn_examples.site.cli import main; main(['show', " + repr(str(cpu_snapshot_dir)) + "]); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -219,7 +219,7 @@ def test_counter_readings_keep_their_sign_but_must_be_finite(h200_copy):
 
 _WRITER = """
 import gzip, json, sys
-from attn_examples.snapshot import compress_trace, load_snapshot, write_snapshot
+from attn_examples.snapshot.schema import compress_trace, load_snapshot, write_snapshot
 source, out, tag = sys.argv[1], sys.argv[2], sys.argv[3]
 snap = load_snapshot(source)
 data = snap.to_dict()

@@ -1,4 +1,4 @@
-"""The interactive timeline (attn_examples/timeline.py): one mark per event of the profiled step,
+"""The interactive timeline (attn_examples/render/timeline.py): one mark per event of the profiled step,
 launch→GPU links by correlation id, a legend of exactly the kernel families drawn, labels only
 where they fit, every trace string escaped, and a CPU snapshot drawn from its host ops alone.
 
@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import render, site, timeline, views
-from attn_examples.pages import committed_snapshots
-from attn_examples.snapshot import load_snapshot, load_trace
+from attn_examples.render import blocks as render
+from attn_examples.render import timeline, views
+from attn_examples.site import build as site
+from attn_examples.site.pages import committed_snapshots
+from attn_examples.snapshot.schema import load_snapshot, load_trace
 from tests.conftest import REPO
 
 SNAPSHOTS = committed_snapshots(REPO / "snapshots")

@@ -1,4 +1,4 @@
-"""Intervals of timed quantities (attn_examples.uncertainty): exact order statistics, no resampling."""
+"""Intervals of timed quantities (attn_examples.snapshot.uncertainty): exact order statistics, no resampling."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import statistics
 
 import pytest
 
-from attn_examples import uncertainty
-from attn_examples.uncertainty import Interval
+from attn_examples.snapshot import uncertainty
+from attn_examples.snapshot.uncertainty import Interval
 
 
 @pytest.mark.parametrize("n, k", [(5, None), (6, 1), (8, 1), (10, 2), (12, 3), (20, 6), (100, 40)])

@@ -1,4 +1,4 @@
-/* Interactive timelines (attn_examples/timeline.py draws them; this adds to what already works
+/* Interactive timelines (attn_examples/render/timeline.py draws them; this adds to what already works
    without a script) and the "Open in Perfetto" buttons beside the trace links.
 
    - a styled tooltip on hover, tap and keyboard focus, from each mark's <title> (moved to its

@@ -1,0 +1,1142 @@
+"""Stage 3: turn a snapshot into HTML tables, provenance lines and prose values (no torch).
+
+Every function is pure: snapshot (+ language) in, text out. Numbers are formatted here and
+nowhere else, so both languages show byte-identical numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Set
+from typing import Any
+
+from attn_examples.claims import check as claims
+from attn_examples.render import article, metrics, prose, views
+from attn_examples.render.i18n import t, title
+from attn_examples.render.views import short_kernel_name
+from attn_examples.snapshot.schema import Snapshot, SnapshotError
+from attn_examples.snapshot.variants import VARIANTS
+
+SITE_ROOT = "@root@/"  # replaced per page by the site hook with the relative path to the site root
+
+
+# ---- number formatting (language-independent on purpose) ----------------------------------------
+
+
+def fmt_us(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 100_000:
+        return f"{value / 1000:,.0f} ms"
+    if value >= 10_000:
+        return f"{value / 1000:,.1f} ms"
+    return f"{value:,.0f} µs" if value >= 100 else f"{value:,.1f} µs"
+
+
+def fmt_num(value: float | int | None, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_pct(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.0f}%" if float(value).is_integer() else f"{value:.1f}%"
+
+
+def fmt_bytes(value: int | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 2**20:
+        return f"{value / 2**20:,.1f} MiB"
+    if value >= 2**10:
+        return f"{value / 2**10:,.1f} KiB"
+    return f"{value:,.0f} B"
+
+
+def fmt_ratio(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+
+def _giga(value: float | None) -> str:
+    return fmt_num(None if value is None else value / 1e9, 2)
+
+
+def fmt_sci(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1e}"
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+# ---- provenance --------------------------------------------------------------------------------
+
+# Left by every measured block (attn_examples.site.build.Page) in its HTML; the build's page hook
+# (attn_examples.site.measurement_hooks.on_page_content) removes the marks and puts one provenance line
+# under the page's title, so a page says once where its numbers come from.
+MEASURED_MARK = "<!-- attn:measured -->"
+
+
+def build_source(snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False) -> str:
+    """Where this build's numbers come from: measured by it, a live measurement an earlier build on
+    this machine took (reused), or the committed snapshot."""
+    if live and reused:
+        return (
+            t(lang, "reused_short")
+            if short
+            else t(lang, "reused").format(date=_e(snap.provenance.measured_at[:16].replace("T", " ")))
+        )
+    return t(lang, ("live" if live else "snapshot") + ("_short" if short else ""))
+
+
+def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reused: bool = False) -> str:
+    """The page's one provenance line: the device, dtype, shape and whether this build measured, with
+    the rest on demand (compute capability, versions, date, commit), a link to the legend of the
+    check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
+    p, c = snap.provenance, snap.config
+    device = f"<strong>{_e(p.device_name)}</strong>"
+    summary = (
+        f"{t(lang, 'measured_on')} {device} · {DTYPE_WORDS.get(c.dtype, _e(c.dtype))} "
+        f"{fmt_shape(c.shape)} · {build_source(snap, lang, live, reused, short=True)}"
+    )
+    comma = ", " if lang == "en" else "，"
+    parts = [
+        _e(p.device_name)
+        + (
+            paren(lang, f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}")
+            if p.compute_capability
+            else ""
+        )
+    ]
+    parts.append(
+        _e(f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else ""))
+    )
+    parts.append(f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}")
+    parts.append(_e(p.measured_at[:10]))
+    if p.git_commit:
+        parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
+    parts.append(build_source(snap, lang, live, reused))
+    home = f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}"
+    links = f'<a href="{home}#marks">{t(lang, "marks_link")}</a> · <a href="{home}about/">{t(lang, "about_link")}</a>'
+    return (
+        f'<details class="attn-provenance" data-search-exclude{" open" if opened else ""}>'
+        f"<summary>{summary}</summary><p>{' · '.join(parts)}</p><p>{links}</p></details>"
+    )
+
+
+# ---- tables ------------------------------------------------------------------------------------
+
+
+def _table(
+    headers: list[str],
+    rows: list[list[str]],
+    numeric: Set[int] = frozenset(),
+    wide: int | None = None,
+    kind: str | None = None,
+    extra: Set[int] = frozenset(),
+    narrow: Set[int] = frozenset(),
+    lang: str = "en",
+    group: list[tuple[str, int]] | None = None,
+) -> str:
+    """A table whose default view carries the story and fits the column, at desktop and phone widths.
+
+    `numeric` columns align right; the `wide` column (a kernel name) may wrap; `extra` columns are
+    folded behind an "all columns" switch; `narrow` columns are folded only on narrow screens;
+    `group` is an optional first header row of (label, span); `kind` marks a table that carries its
+    provenance in its rows (the devices table). The switch is a checkbox, so it works without script
+    and from the keyboard."""
+
+    def cls(i: int, cell: str) -> str:
+        names = (["num"] if i in numeric else ["wide"] if i == wide and cell == "td" else []) + (
+            ["x"] if i in extra else ["n"] if i in narrow else []
+        )
+        return f' class="{" ".join(names)}"' if names else ""
+
+    top = ""
+    if group:
+        top = (
+            "<tr>"
+            + "".join(
+                f'<th scope="colgroup" colspan="{span}"{" class=grp" if label else ""}>{label}</th>'
+                for label, span in group
+            )
+            + "</tr>"
+        )
+    head = "".join(f'<th scope="col"{cls(i, "th")}>{h}</th>' for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f"<td{cls(i, 'td')}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows
+    )
+    data = f' data-kind="{kind}"' if kind else ""
+    switch = ""
+    if extra or narrow:
+        data += f' data-extra="{len(extra)}"'
+        switch = (
+            f'<label class="attn-all"><input type="checkbox"> {t(lang, "all_columns")}'
+            f"{paren(lang, '+' + str(len(extra) + len(narrow)))}</label>"
+        )
+    return (
+        f'<div class="attn-table"{data}>{switch}<table><thead>{top}<tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+_BREAK = re.compile(r"(?<=[_:,/\-])(?=[^_:,/\-])|(?<=[a-z0-9])(?=[A-Z][a-z])|(?=<)")
+
+
+def breakable(text: str) -> str:
+    """Escaped text that may wrap only between words of an identifier (after _ :: , / -, before a
+    capital in camelCase or a template bracket), never inside one."""
+    return "<wbr>".join(_e(part) for part in _BREAK.split(text))
+
+
+_NAMESPACE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*::)+")
+
+
+def display_name(name: str, limit: int = 64) -> str:
+    """A kernel's name for a table cell: the head without namespaces, cut after a whole word
+    ('_'-separated) when it is longer than `limit`, so two different kernels never read alike
+    because a word was cut in half."""
+    short = _NAMESPACE.sub("", short_kernel_name(name, 10_000))
+    if len(short) <= limit:
+        return short
+    cut = short.rfind("_", 0, limit)
+    return short[: cut if cut > limit // 2 else limit] + "…"
+
+
+def kernel_name(name: str, limit: int = 64) -> str:
+    """A kernel name as a table shows it: short, wrapping between words, the full name on hover."""
+    return f'<code title="{_e(name)}">{breakable(display_name(name, limit))}</code>'
+
+
+def full_name(name: str) -> str:
+    return f'<code class="attn-full">{_e(name)}</code>'
+
+
+def _tc(lang: str, flag: bool | None) -> str:
+    return t(lang, "unknown") if flag is None else t(lang, "yes" if flag else "no")
+
+
+def summary_table(snap: Snapshot, lang: str) -> str:
+    """The cross-backend summary: kernels, times, main kernel, registers, occupancy, memory."""
+    headers = [
+        t(lang, k)
+        for k in (
+            "variant",
+            "kernels",
+            "gpu_activities",
+            "device_time",
+            "host_time",
+            "main_kernel",
+            "registers",
+            "occupancy",
+            "tensor_cores",
+            "peak_memory",
+            "rel_error",
+        )
+    ]
+    rows = []
+    for row in views.summary_rows(snap):
+        name = _e(title(lang, row["id"]))
+        if not row["available"]:
+            # said under the name, not in a number column it would widen
+            rows.append([f'{name}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 10)
+            continue
+        rows.append(
+            [
+                name,
+                fmt_num(row["kernels"]),
+                fmt_num(row["gpu_activities"]),
+                fmt_us(row["device_us"]),
+                fmt_us(row["host_us"]),
+                kernel_name(row["main_kernel"], 40) if row["main_kernel"] else "–",
+                fmt_num(row["main_registers"]),
+                fmt_pct(row["main_occupancy_pct"]),
+                _tc(lang, row["tensor_cores"]),
+                fmt_bytes(row["peak_memory_bytes"]),
+                fmt_sci(row["rel_error"]),
+            ]
+        )
+    return _table(
+        headers, rows, numeric={1, 2, 3, 4, 6, 7, 9, 10}, wide=5, extra={2, 5, 6, 7}, narrow={4, 8}, lang=lang
+    )
+
+
+def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """Every GPU activity of one forward, in launch order (or the host ops on a CPU snapshot)."""
+    result = snap.variants[variant_id]
+    if not result.available:
+        return (
+            f'<p class="attn-unavailable"><strong>{_e(title(lang, variant_id))}</strong>: '
+            f"{t(lang, 'unavailable')}: <code>{_e(result.unavailable_reason)}</code></p>"
+        )
+    rows = views.kernel_rows(result)
+    if not rows:
+        return f"<p>{t(lang, 'cpu_note')}</p>" + cpu_ops_table(snap, variant_id, lang)
+    headers = [
+        "#",
+        t(lang, "kind"),
+        t(lang, "name"),
+        t(lang, "launch"),
+        t(lang, "grid"),
+        t(lang, "block"),
+        t(lang, "registers"),
+        t(lang, "smem"),
+        t(lang, "occupancy"),
+        t(lang, "duration"),
+        t(lang, "full_name"),
+    ]
+    body = []
+
+    def dims(v: list[int] | None) -> str:
+        return "×".join(map(str, v)) if v else "–"
+
+    for r in rows:
+        body.append(
+            [
+                str(r["position"]),
+                r["kind"],
+                kernel_name(r["name"]),
+                f"<code>{breakable(r['launch_api'])}</code>" if r["launch_api"] else "–",
+                dims(r["grid"]),
+                dims(r["block"]),
+                fmt_num(r["registers_per_thread"]),
+                fmt_bytes(r["shared_memory_bytes"]) if r["kind"] == "kernel" else fmt_bytes(r["bytes"]),
+                fmt_pct(r["est_occupancy_pct"]),
+                fmt_us(r["dur_us"]),
+                full_name(r["name"]),
+            ]
+        )
+    caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
+    return (
+        caption
+        + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2, extra={1, 4, 5, 6, 7, 10}, narrow={8}, lang=lang)
+        + trace_link(snap, variant_id, lang)
+    )
+
+
+def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """The kernels of one forward by what they do, in the order each kind first runs."""
+    from attn_examples.render.i18n import ROLE_WORDS
+
+    result = snap.variants[variant_id]
+    if not result.available:
+        return kernel_table(snap, variant_id, lang)
+    rows = [
+        [
+            _e(ROLE_WORDS[lang].get(g["role"], g["role"])),
+            fmt_num(g["kernels"]),
+            ", ".join(str(p) for p in g["positions"]),
+            fmt_us(g["dur_us"]),
+            "<br>".join(kernel_name(n) for n in g["names"]),
+        ]
+        for g in views.role_rows(result)
+    ]
+    headers = [t(lang, "role"), t(lang, "kernels"), t(lang, "positions"), t(lang, "duration"), t(lang, "name")]
+    return _table(headers, rows, numeric={1, 3}, wide=4, extra={2}, lang=lang)
+
+
+def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
+    result = snap.variants[variant_id]
+    rows = [
+        [f"<code>{breakable(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
+        for r in views.cpu_op_rows(result, limit=limit)
+    ]
+    headers = [t(lang, "op"), t(lang, "count"), t(lang, "self"), t(lang, "total")]
+    return _table(headers, rows, numeric={1, 2, 3}, wide=0)
+
+
+def paren(lang: str, inner: str) -> str:
+    """An aside after a word: " (inner)" in English, "（inner）" with full-width brackets and no space in Chinese."""
+    return f" ({inner})" if lang == "en" else f"（{inner}）"
+
+
+def colon(lang: str) -> str:
+    return ": " if lang == "en" else "："
+
+
+def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
+    """The line under a kernel table or a timeline: download the variant's Kineto trace, or open it in
+    Perfetto. The button (docs/javascripts/timeline.js shows it) fetches the same file from this site
+    and hands it to ui.perfetto.dev only when clicked; without JavaScript the line says where to open it."""
+    result = snap.variants[variant_id]
+    if result.profile is None:
+        return ""
+    name = result.profile.trace_file.split("/")[-1]
+    href = f"{SITE_ROOT}traces/{snap.device_slug}/{name}"
+    perfetto = f'{t(lang, "open_in_perfetto")}{colon(lang)}<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>'
+    messages = " ".join(
+        f'data-{key}="{_e(t(lang, "perfetto_" + key))}"' for key in ("opening", "sent", "blocked", "failed")
+    )
+    button = (
+        f'<button type="button" class="attn-perfetto" hidden title="{_e(t(lang, "perfetto_title"))}" '
+        f'data-trace-title="{_e(title(lang, variant_id) + " · " + snap.provenance.device_name)}" '
+        f'data-file="{_e(name)}" {messages}>{_e(t(lang, "perfetto_button"))}</button>'
+        '<span class="attn-perfetto-status" role="status"></span>'
+    )
+    return (
+        f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
+        f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span>{button}</p>'
+    )
+
+
+def article_table(snap: Snapshot, lang: str) -> str:
+    """The article's A100 figures beside ours, the quoted ones labelled as such."""
+    # The article counts its Memcpy as a kernel: compare like with like (kernels + memcpys).
+    measures = ("kernels_and_copies", "device_time", "host_time")
+    headers = [t(lang, "variant")] + [t(lang, whose) for _ in measures for whose in ("col_article", "col_here")]
+    group = [("", 1)] + [(t(lang, what), 2) for what in measures]
+    rows = []
+    for row in views.summary_rows(snap):
+        vid = row["id"]
+        ours = row if row["available"] else {}
+        rows.append(
+            [
+                _e(title(lang, vid)),
+                fmt_num(article.KERNELS.get(vid)),
+                fmt_num(ours["kernels"] + ours["memcpys"]) if ours else "–",
+                fmt_us(article.QUOTED_DEVICE_US.get(vid)),
+                fmt_us(ours.get("device_us")),
+                fmt_us(article.HOST_US.get(vid)),
+                fmt_us(ours.get("host_us")),
+            ]
+        )
+    src = article.SOURCE
+    note = (
+        f'<p class="attn-caption">{t(lang, "source")}{colon(lang)}<a href="{src["url"]}">{_e(src["title"])}</a>'
+        f"{paren(lang, ', '.join([_e(src['publisher']), src['date'], _e(src['gpu'])]))}</p>"
+    )
+    note = (
+        f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}; '
+        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}.</p>"
+        if lang == "en"
+        else f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}；'
+        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}。</p>"
+    ) + note
+    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + note
+
+
+def dispatch_note(snap: Snapshot, lang: str) -> str:
+    d = snap.dispatch
+    if d.auto_backend is None:
+        return ""
+    end = "." if lang == "en" else "。"
+    return (
+        f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong>'
+        f"{paren(lang, t(lang, 'evidence') + ' <code>' + _e(d.evidence) + '</code>')}{end}</p>"
+    )
+
+
+# ---- values inside sentences -------------------------------------------------------------------
+
+
+def fmt_shape(shape: tuple | list) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+DTYPE_WORDS = {"bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}
+
+
+def format_metric(key: str, value: Any, lang: str = "en") -> str:
+    """Format a raw metric by what its key measures. Numbers come out the same in every language;
+    the few words (variant names, yes/no, limits) come from i18n."""
+    last = key.split(".")[-1].split("[")[0]
+    if value is None:
+        raise metrics.UnknownMetric(f"{key} has no value in this measurement")
+    if key in ("fastest.device_us", "slowest.device_us", "training.fastest", "dispatch.auto_variant") or (
+        isinstance(value, str) and value in VARIANTS
+    ):
+        return short_title(lang, value)
+    if key == "config.dtype":
+        return DTYPE_WORDS.get(value, value)
+    if key == "config.shape":
+        return fmt_shape(value)
+    if last in ("main_theoretical_limit", "main_limiter"):
+        return limit_words(lang, value)
+    if last == "main_role":
+        from attn_examples.render.i18n import ROLE_WORDS
+
+        return ROLE_WORDS[lang].get(value, value)
+    if last == "tensor_flops_per_causal":  # tile arithmetic (9/8, 17/16): every digit it has, no rounding
+        return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
+    if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")) or re.search(
+        r"_per_(qkvo|qkv|output|score|fp32_score|causal|ridge|device|repeat|forward|split)$", last
+    ):
+        return fmt_ratio(value)
+    if key in ("sweep.seq_lens", "sweep.head_dims"):
+        return join_words([fmt_num(v) for v in value], lang)
+    if last.endswith("tflops") and isinstance(value, (int, float)):
+        return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:,.1f} TFLOP/s"
+    if last.endswith("_gbps"):
+        return f"{value:,.0f} GB/s"
+    if last.endswith("_flops"):
+        return f"{value / 1e9:,.2f} GFLOP"
+    if last == "intensity":
+        return f"{value:,.0f}"
+    if last.endswith("_share"):
+        return fmt_pct(round(100 * value, 1))
+    if last.endswith("_fraction") and isinstance(value, (int, float)):
+        return fmt_pct(round(100 * value, 1))
+    if isinstance(value, bool):
+        return t(lang, "yes" if value else "no")
+    if isinstance(value, str):
+        plain = key.split(".")[0] in ("device",) or last in ("tool", "unavailable_reason", "torch")
+        return value if plain else f"`{value}`"
+    if last.endswith("_us"):
+        return fmt_us(value)
+    if last.endswith("_s") and isinstance(value, (int, float)):
+        return f"{value:,.1f} s"
+    if last.endswith("_bytes"):
+        return fmt_bytes(value)
+    if last.endswith("_pct"):
+        return fmt_pct(value)
+    if last in ("rel_error", "rounding"):
+        return fmt_sci(value)
+    if isinstance(value, (int, float)):
+        return fmt_num(value, 0 if float(value).is_integer() else 2)
+    return str(value)
+
+
+def join_words(items: list[str], lang: str, conjunction: str = "") -> str:
+    """ "a, b and c" / 「a、b 與 c」 (or another conjunction: "a or b" / 「a 或 b」)."""
+    if len(items) == 1:
+        return items[0]
+    if lang == "en":
+        return ", ".join(items[:-1]) + f" {conjunction or 'and'} " + items[-1]
+    # a space where 與 meets a Latin letter or digit, none beside a full-width character (「1（flash）與 2」)
+    before = "" if prose.WIDE.match(items[-2][-1:]) else " "
+    after = "" if prose.WIDE.match(items[-1][:1]) else " "
+    return "、".join(items[:-1]) + before + (conjunction or "與") + after + items[-1]
+
+
+def short_title(lang: str, variant_id: str) -> str:
+    from attn_examples.render.i18n import SHORT_TITLES
+
+    return SHORT_TITLES[lang][variant_id]
+
+
+def limit_words(lang: str, limit: str) -> str:
+    """What caps the resident blocks, as the calculator or ncu names it ('registers+shared_mem')."""
+    from attn_examples.render.i18n import LIMIT_WORDS
+
+    parts = [LIMIT_WORDS[lang].get(part.strip(), part.strip()) for part in limit.split("+")]
+    return t(lang, "and_join").join(parts)
+
+
+_PLAIN_QUOTES = (".gpu", ".gpu_short", ".date", ".compute_capability")  # words, not names in code
+
+
+def quoted(key: str, lang: str) -> str:
+    """A figure quoted from the article or a paper: the source's own text, labelled as a quotation."""
+    q = article.quote(key)
+    source = t(lang, "quoted_article" if key.startswith("article.") else "quoted_paper").format(
+        gpu=article.QUOTES["gpu"].text
+    )
+    shown = q.display()
+    is_name = isinstance(q.value, str) and not q.unit and not key.endswith(_PLAIN_QUOTES)
+    if isinstance(q.value, str) and q.value in VARIANTS:  # the article's winner, named like ours
+        inner = _e(short_title(lang, q.value))
+    else:
+        inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
+    return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
+
+
+def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False) -> str:
+    """A formatted value for `{{ key }}` in the prose; `attn_examples.render.metrics` lists the keys.
+    `build.mode` says whether this build measured live (or reused this machine's live measurement);
+    `article.*` and `paper.*` are quotations."""
+    if key == "build.mode":
+        return build_source(snap, lang, live, reused)
+    if key == "build.confidence":
+        return _confidence()
+    if key == "build.settle_tolerance":
+        from attn_examples.snapshot.uncertainty import SETTLE_TOLERANCE
+
+        return f"{SETTLE_TOLERANCE:.0%}"
+    if key == "build.drift_tolerance":
+        from attn_examples.claims.check import DRIFT_TOLERANCE
+
+        return f"±{DRIFT_TOLERANCE:.0%}"
+    if key.startswith(("article.", "paper.")):
+        return quoted(key, lang)
+    if key.endswith(".unavailable_reason"):
+        return reason_html(metrics.metric(snap, key))
+    return as_html(format_metric(key, metrics.metric(snap, key), lang))
+
+
+def reason_html(reason: str, limit: int = 110) -> str:
+    """A refusal quoted inside a sentence: its first sentence (PyTorch's or ours, in English in both
+    languages), the whole message on hover."""
+    first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", reason.strip(), maxsplit=1)[0]
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0] + "…"
+    return f'<q class="attn-reason" lang="en" title="{_e(reason)}">{_e(first)}</q>'
+
+
+def as_html(text: str) -> str:
+    """A formatted value made safe for a page: names in `code`, everything escaped (a snapshot is
+    outside input: a GPU name or a reason may hold markup)."""
+    if len(text) > 1 and text.startswith("`") and text.endswith("`"):
+        return f"<code>{_e(text[1:-1])}</code>"
+    return _e(text)
+
+
+def counters_status(snap: Snapshot, lang: str) -> str:
+    """The top of the counters page: where the readings come from, or why there are none."""
+    from attn_examples.render import hardware
+
+    if hardware.available(snap):
+        return counters_source(snap, lang) + counters_command(snap, lang)
+    return (
+        f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
+        f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_how')}</p></div>"
+    )
+
+
+# ---- claims --------------------------------------------------------------------------------------
+
+
+def drift_block(report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str) -> str:
+    """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
+    that there is no baseline. The findings are the check's own words (English in both languages)."""
+
+    def box(kind: str, title: str, body: str) -> str:
+        return f'<div class="admonition {kind}"><p class="admonition-title">{title}</p>{body}</div>'
+
+    if report is None:
+        return box(
+            "info",
+            t(lang, "drift_no_baseline_title"),
+            f"<p>{t(lang, 'drift_no_baseline').format(slug=f'<code>snapshots/{_e(slug)}</code>')}</p>",
+        )
+    where = f"<code>{_e(report.baseline)}</code>"
+    if is_baseline:
+        return box(
+            "info", t(lang, "drift_is_baseline_title"), f"<p>{t(lang, 'drift_is_baseline').format(where=where)}</p>"
+        )
+    if report.unlike:
+        return box(
+            "note",
+            t(lang, "drift_unlike_title"),
+            f'<p>{t(lang, "drift_unlike").format(where=where)} <q lang="en">{_e(report.unlike)}</q></p>',
+        )
+    if not report.problems:
+        return box("success", t(lang, "drift_none_title"), f"<p>{t(lang, 'drift_none').format(where=where)}</p>")
+    items = "".join(f"<li>{_e(problem)}</li>" for problem in report.problems)
+    return box(
+        "failure",
+        t(lang, "drift_found_title").format(n=len(report.problems)),
+        f'<p>{t(lang, "drift_found").format(where=where)}</p><ul lang="en">{items}</ul>',
+    )
+
+
+_MARK = {"pass": "✓", "fail": "✗", "unsure": "?", "n/a": "–"}
+_VERDICT_WORD = {"pass": "holds", "fail": "fails", "unsure": "unsure", "n/a": "not_applicable"}
+
+
+def claim_measured(verdict: claims.Verdict, lang: str = "en") -> str:
+    if verdict.measured is None:
+        return "–"
+    return format_metric(verdict.claim.metric, verdict.measured, lang)
+
+
+def claim_expected(claim: claims.Claim, lang: str) -> str:
+    """The claim's expectation in words, its values formatted like the metric ('between 0.50× and 1.50×')."""
+    expected = claim.expected_value
+    if claim.relation == "matches":
+        return t(lang, "matches").format(pattern=expected)
+    if isinstance(expected, (list, tuple)):
+        low, high = (format_metric(claim.metric, v, lang).strip("`") for v in expected)
+        return t(lang, "between").format(low=low, high=high)
+    shown = format_metric(claim.metric, expected, lang).strip("`")
+    if claim.relation == "within":
+        return t(lang, "within").format(value=shown, tolerance=f"{claim.tolerance:.0%}")
+    return f"{claim.relation} {shown}"
+
+
+def _confidence() -> str:
+    from attn_examples.snapshot.uncertainty import CONFIDENCE
+
+    return f"{CONFIDENCE:.0%}"
+
+
+def claim_interval(verdict: claims.Verdict, lang: str) -> str:
+    """A timed claim's 95% interval, its ends formatted like the metric ('1.41×–1.66×'), or the
+    rankings it allows ('sdpa_flash or sdpa_cudnn'); '' for an exact claim."""
+    from attn_examples.snapshot.uncertainty import Interval
+
+    spread = verdict.plausible
+    if isinstance(spread, Interval):
+        low, high = (format_metric(verdict.claim.metric, x, lang).strip("`") for x in (spread.low, spread.high))
+        return f"{low}–{high}"
+    if isinstance(spread, frozenset):
+        shown = [format_metric(verdict.claim.metric, x, lang).strip("`") for x in sorted(spread, key=str)]
+        return join_words(shown, lang, "or" if lang == "en" else "或")
+    return ""
+
+
+def claim_undecided(verdict: claims.Verdict, lang: str) -> str:
+    """What a page says where a timed claim is unsure: the statement, quoted, and how far the
+    measurement can move (its 95% interval, or the rankings it allows). Only for an unsure claim."""
+    from attn_examples.snapshot.uncertainty import Interval
+
+    if verdict.status != "unsure":
+        raise ClaimNotApplicable(
+            f"claim {verdict.claim.id!r} is decided here ({verdict.status}): "
+            f"{{{{ claim.{verdict.claim.id}.undecided }}}} belongs in {{% elif unsure … %}}"
+        )
+    key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
+    statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
+    return _e(
+        t(lang, key).format(
+            statement=statement,
+            interval=claim_interval(verdict, lang),
+            confidence=_confidence(),
+            expected=claim_expected(verdict.claim, lang),
+            value=claim_measured(verdict, lang).strip("`"),
+        )
+    )
+
+
+class ClaimNotApplicable(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
+    """A claim cited in a sentence: the measured value, its verdict mark, the claim in a tooltip.
+    A claim that does not apply has no value to show: its sentence belongs in a branch."""
+    if verdict.status == "n/a":
+        raise ClaimNotApplicable(
+            f"claim {verdict.claim.id!r} does not apply to this measurement "
+            f"({verdict.reason}): put its sentence inside "
+            f"{{% if applies {verdict.claim.id} %}} … {{% endif %}}"
+        )
+    word = t(lang, _verdict_word(verdict))
+    tip = t(lang, "claim_title").format(
+        id=verdict.claim.id,
+        expected=claim_expected(verdict.claim, lang),
+        measured=claim_measured(verdict, lang).strip("`"),
+        device=device,
+        verdict=word,
+    )
+    interval = claim_interval(verdict, lang)
+    gap = " " if lang == "en" else ""  # no space before a full-width bracket
+    if interval:
+        from attn_examples.snapshot.uncertainty import Interval
+
+        key = "interval" if isinstance(verdict.plausible, Interval) else "interval_set"
+        tip += gap + t(lang, key).format(interval=interval, confidence=_confidence())
+    value = claim_measured(verdict, lang)
+    shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
+    if verdict.status == "unsure":  # the reader sees at once how far the value can move
+        shown += gap + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
+    return (
+        f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
+        f"{shown}<sup>{_MARK[verdict.status]}</sup></span>"
+    )
+
+
+def _verdict_word(verdict: claims.Verdict) -> str:
+    if verdict.claim.gates or verdict.status in ("n/a", "unsure"):
+        return _VERDICT_WORD[verdict.status]
+    return "observed" if verdict.status == "pass" else "not_observed"
+
+
+def _measured_cell(verdict: claims.Verdict, lang: str) -> str:
+    """The claims table's measured value, with the interval under it where it is one (or where the
+    timings allow more than one ranking)."""
+    if verdict.status == "n/a":
+        return "–"
+    cell = breakable(claim_measured(verdict, lang).strip("`"))
+    spread = verdict.plausible
+    if spread is not None and not (isinstance(spread, frozenset) and len(spread) == 1):
+        line = t(lang, "interval_inline").format(interval=claim_interval(verdict, lang), confidence=_confidence())
+        cell += f"<br><small>{_e(line)}</small>"
+    return cell
+
+
+def claims_table(verdicts: list[claims.Verdict], lang: str) -> str:
+    """The whole 'guess against reality' on one table."""
+    headers = [
+        t(lang, "claim"),
+        t(lang, "claim_kind"),
+        t(lang, "statement"),
+        t(lang, "article"),
+        t(lang, "ours"),
+        t(lang, "expected"),
+        t(lang, "verdict"),
+    ]
+    rows = []
+    for v in verdicts:
+        c = v.claim
+        article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
+        rows.append(
+            [
+                f'<code id="claim-{_e(c.id)}">{breakable(c.id)}</code>',
+                t(lang, f"kind_{c.kind}"),
+                _e(c.statement[lang]),
+                article_value,
+                _measured_cell(v, lang),
+                _e(claim_expected(c, lang)),
+                f"{_MARK[v.status]} {t(lang, _verdict_word(v))}",
+            ]
+        )
+    return _table(headers, rows, wide=2, extra={1, 3, 5}, narrow={0}, lang=lang)
+
+
+# ---- beyond the article --------------------------------------------------------------------------
+
+
+def occupancy_table(snap: Snapshot, lang: str) -> str:
+    """The evidence: every distinct launch configuration measured, Kineto's reading and ours."""
+    from attn_examples.render import occupancy
+
+    groups: dict[tuple, dict] = {}
+    for r in occupancy.evidence_rows(snap):
+        key = (
+            display_name(r["name"]),
+            r["launch_api"],
+            r["shared_memory_bytes"],
+            r["registers_per_thread"],
+            r["threads"],
+            r["kineto_pct"],
+            round(r["emulated_kineto_pct"], 1),
+            round(r["theoretical_pct"], 1),
+        )
+        group = groups.setdefault(key, {**r, "where": [], "count": 0})
+        group["where"].append(r["variant"].split(" @ ")[0])
+        group["count"] += 1
+    headers = [
+        t(lang, "name"),
+        t(lang, "launch"),
+        t(lang, "smem"),
+        t(lang, "registers"),
+        t(lang, "threads"),
+        t(lang, "kineto_pct"),
+        t(lang, "emulated_pct"),
+        t(lang, "theoretical_pct"),
+        t(lang, "limit"),
+        t(lang, "seen"),
+    ]
+    rows = []
+    for (name, launch, smem, regs, threads, kineto, emulated, theo), g in sorted(
+        groups.items(), key=lambda item: (-item[0][2], item[0][0])
+    ):
+        rows.append(
+            [
+                f'<code title="{_e(g["name"])}">{breakable(name)}</code>',
+                f"<code>{breakable(launch)}</code>",
+                fmt_bytes(smem),
+                fmt_num(regs),
+                fmt_num(threads),
+                fmt_pct(kineto),
+                fmt_pct(emulated),
+                fmt_pct(theo),
+                _e(g["theoretical_limit"]),
+                f"{g['count']}× ({_e(', '.join(sorted(set(g['where']))))})",
+            ]
+        )
+    return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0, extra={1, 2, 3, 4, 9}, narrow={8}, lang=lang)
+
+
+def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
+    """Kernels per forward for every variant and sequence length: where the structure changes."""
+    if snap.sweep is None:
+        return ""
+    seqs = sorted({p.seq_len for p in snap.sweep.points})
+    headers = [t(lang, "variant")] + [f"seq {s:,}" for s in seqs]
+    rows = []
+    for variant_id in snap.variants:
+        cells = []
+        for seq in seqs:
+            point = next(
+                (
+                    p
+                    for p in snap.sweep.points
+                    if p.variant == variant_id and p.seq_len == seq and p.head_dim == head_dim
+                ),
+                None,
+            )
+            cells.append(
+                "–"
+                if point is None
+                else fmt_num(point.kernels)
+                if point.available
+                else f'<span title="{_e(point.reason)}">{t(lang, "skipped")}</span>'
+            )
+        rows.append([_e(title(lang, variant_id))] + cells)
+    caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
+    # on a phone every other middle length folds away: the first and the last stay
+    narrow = {i + 1 for i in range(1, len(seqs) - 1) if i % 2}
+    return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)), narrow=narrow, lang=lang)
+
+
+def training_table(snap: Snapshot, lang: str) -> str:
+    if snap.training is None:
+        return ""
+    headers = [
+        t(lang, "variant"),
+        t(lang, "kernels_fwd_bwd"),
+        t(lang, "gpu_activities"),
+        t(lang, "device_time"),
+        f"{t(lang, 'kernels')} (forward)",
+    ]
+    rows = []
+    for p in snap.training.points:
+        forward = views.counts(snap.variants[p.variant]).get("kernels") if snap.variants[p.variant].available else None
+        if not p.available:
+            rows.append(
+                [f'{_e(title(lang, p.variant))}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 4
+            )
+            continue
+        rows.append(
+            [
+                _e(title(lang, p.variant)),
+                fmt_num(p.kernels),
+                fmt_num(p.gpu_activities),
+                fmt_us(p.device_us),
+                fmt_num(forward),
+            ]
+        )
+    return _table(headers, rows, numeric={1, 2, 3, 4}, narrow={2}, lang=lang)
+
+
+def autograd_capture(snap: Snapshot, lang: str) -> str:
+    """What backward through masked_fill_ did, exactly as captured on the device."""
+    if snap.training is None:
+        return ""
+    a = snap.training.inplace_autograd
+    if a.raised:
+        return f'<pre class="attn-captured"><code>{_e(a.error)}</code></pre>'
+    return (
+        f'<pre class="attn-captured"><code>backward() through naive_attention_inplace: {t(lang, "no_error")}\n'
+        f"max |grad(masked_fill) - grad(masked_fill_)| = {a.max_abs_grad_diff!r}</code></pre>"
+    )
+
+
+ARTICLE_VARIANTS = ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn")
+
+
+def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> str:
+    """A snapshot in one cell: device, dtype and shape (a link to its site), then its provenance."""
+    p, c = snap.provenance, snap.config
+    head = f"{_e(p.device_name)} · {DTYPE_WORDS.get(c.dtype, c.dtype)} · {fmt_shape(c.shape)}"
+    head = f'<a href="{_e(href)}">{head}</a>' if href else head
+    if here:
+        head = f"<strong>{head}</strong>{paren(lang, t(lang, 'this_site'))}"
+    extras = [
+        s
+        for s in (
+            "--extended" in p.command and t(lang, "has_extended"),
+            snap.counters is not None and snap.counters.available and t(lang, "has_counters"),
+        )
+        if s
+    ]
+    detail = " · ".join(
+        [f"torch {_e(p.torch)}", _e(p.measured_at[:10])]
+        + ([f"<code>{_e(p.git_commit[:8])}</code>"] if p.git_commit else [])
+        + extras
+    )
+    return f'{head}<br><span class="attn-detail">{detail}</span>'
+
+
+def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
+    """Every measurement side by side, one row each, beside the article's quoted figures.
+    `entries`: (snapshot, link to its site or None, whether this site is built from it);
+    `metric`: device_us or kernels (kernels for a GPU, host ops for a CPU)."""
+    headers = [t(lang, "measurement")] + [_e(short_title(lang, v)) for v in ARTICLE_VARIANTS]
+    rows = []
+    for snap, href, here in entries:
+        row = [_snapshot_label(snap, href, here, lang)]
+        for variant_id in ARTICLE_VARIANTS:
+            result = snap.variants.get(variant_id)
+            if result is None:
+                row.append("")
+            elif not result.available:
+                row.append(
+                    f'<span class="attn-na" title="{_e(views.short_reason(result.unavailable_reason))}">'
+                    f"{t(lang, 'unavailable_short')}</span>"
+                )
+            elif metric == "device_us":
+                row.append(
+                    fmt_us(result.timing.device_us.median if result.timing and result.timing.device_us else None)
+                )
+            else:
+                c = views.counts(result)
+                row.append(
+                    fmt_num(c["kernels"])
+                    if snap.provenance.device_kind == "cuda"
+                    else f'{fmt_num(c["cpu_ops"])}<span class="attn-detail">{t(lang, "ops_word")}</span>'
+                )
+        rows.append(row)
+    quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
+    label = f'{t(lang, "article")}<br><span class="attn-detail">{_e(article.SOURCE["gpu"])}</span>'
+    rows.append(
+        [label]
+        + [
+            quoted(f"article.{'device_us' if metric == 'device_us' else 'kernels'}.{v}", lang)
+            if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US)
+            else (
+                _e(fmt_us(quoted_values[v])) + f'<span class="attn-detail">{paren(lang, t(lang, "derived"))}</span>'
+                if v in quoted_values
+                else ""
+            )
+            for v in ARTICLE_VARIANTS
+        ]
+    )
+    narrow = {1 + ARTICLE_VARIANTS.index(v) for v in ("naive_inplace", "sdpa_efficient")}
+    return _table(headers, rows, numeric=set(range(1, len(headers))), wide=0, kind="devices", narrow=narrow, lang=lang)
+
+
+# ---- hardware counters ---------------------------------------------------------------------------
+
+
+def _counters_missing(snap: Snapshot, lang: str) -> str:
+    from attn_examples.render import hardware
+
+    return f'<p class="attn-unavailable">{t(lang, "counters_missing")}: {_e(hardware.why_unavailable(snap))}</p>'
+
+
+def counters_source(snap: Snapshot, lang: str) -> str:
+    """Which ncu read the counters, when and at which commit (a caption under each counters block).
+    The snapshot must have a counters pass (its callers check hardware.available first)."""
+    from attn_examples.render import hardware
+
+    c = snap.counters
+    if c is None:
+        raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
+    parts = [f"{t(lang, 'counters_tool')} {_e(hardware.tool_name(snap))}"]
+    if c.measured_at:
+        parts.append(_e(c.measured_at[:10]))
+    if c.git_commit:
+        parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
+    return f'<p class="attn-caption">{" · ".join(parts)}</p>'
+
+
+def counters_command(snap: Snapshot, lang: str) -> str:
+    """The exact ncu command, folded away (after the block's provenance line)."""
+    from attn_examples.render import hardware
+
+    counters = hardware.measured_counters(snap)
+    if counters is None:
+        return ""
+    return (
+        f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
+        f"<pre><code>{_e(counters.command)}</code></pre></details>"
+    )
+
+
+def counters_table(snap: Snapshot, lang: str) -> str:
+    """Per variant: HBM traffic against q+k+v+o and the score matrix, the work and where it ran."""
+    from attn_examples.render import hardware
+
+    counters = hardware.measured_counters(snap)
+    if counters is None:
+        return _counters_missing(snap, lang)
+    headers = [
+        t(lang, k)
+        for k in (
+            "variant",
+            "kernels",
+            "hbm_read",
+            "hbm_write",
+            "hbm_total",
+            "x_qkvo",
+            "x_scores",
+            "l2_write",
+            "tensor_gflop",
+            "fp32_gflop",
+            "wgmma",
+            "ncu_time",
+        )
+    ]
+    rows = []
+    for variant_id in counters.variants:
+        s = hardware.variant_totals(snap, variant_id)
+        if s is None:  # a measured pass gives every variant its kernels (counters.by_variant refuses an empty one)
+            raise SnapshotError(f"field 'counters.variants.{variant_id}': no kernels")
+        rows.append(
+            [
+                _e(title(lang, variant_id)),
+                fmt_num(s["kernels"]),
+                fmt_bytes(s["dram_read_bytes"]),
+                fmt_bytes(s["dram_write_bytes"]),
+                fmt_bytes(s["dram_bytes"]),
+                fmt_ratio(s["dram_per_qkvo"]),
+                fmt_ratio(s["dram_per_score"]),
+                fmt_bytes(s["l2_write_bytes"]),
+                _giga(s["tensor_flops"]),
+                _giga(s["fp32_flops"]),
+                "–" if s["uses_gmma"] is None else _tc(lang, s["uses_gmma"]),
+                fmt_us(s["duration_us"]),
+            ]
+        )
+    return _table(
+        headers, rows, numeric=set(range(1, 12)) - {10}, extra={2, 3, 7, 8, 9, 10}, narrow={1, 5}, lang=lang
+    ) + counters_source(snap, lang)
+
+
+def counter_kernels_table(snap: Snapshot, lang: str) -> str:
+    """Every kernel of every variant: Kineto's estimate beside the counters' theoretical and achieved
+    occupancy, what limits it, and which pipe did the work."""
+    from attn_examples.render import hardware
+
+    counters = hardware.measured_counters(snap)
+    if counters is None:
+        return _counters_missing(snap, lang)
+    headers = [
+        t(lang, k)
+        for k in (
+            "variant",
+            "name",
+            "kineto_pct",
+            "ncu_theoretical_pct",
+            "achieved_pct",
+            "limit",
+            "registers",
+            "smem",
+            "tensor_busy",
+            "fma_busy",
+            "hbm_total",
+            "ncu_time",
+        )
+    ]
+    rows, matched = [], True
+    for variant_id in counters.variants:
+        for r in hardware.kernel_rows(snap, variant_id):
+            matched = matched and r["matched_kineto"]
+            rows.append(
+                [
+                    _e(short_title(lang, variant_id)),
+                    kernel_name(r["kineto_name"] or r["name"]),
+                    fmt_pct(r["kineto_est_occupancy_pct"]),
+                    fmt_pct(r["theoretical_occupancy_pct"]),
+                    fmt_pct(r["achieved_occupancy_pct"]),
+                    _e(r["limiter"] or "–"),
+                    fmt_num(r["registers"]),
+                    fmt_bytes(r["shared_memory_bytes"]),
+                    fmt_pct(r["tensor_busy_pct"]),
+                    fmt_pct(r["fma_busy_pct"]),
+                    fmt_bytes(r["dram_bytes"]),
+                    fmt_us(r["duration_us"]),
+                ]
+            )
+    note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
+    return (
+        _table(
+            headers,
+            rows,
+            numeric={2, 3, 4, 6, 7, 8, 9, 10, 11},
+            wide=1,
+            extra={6, 7, 8, 9, 10, 11},
+            narrow={5},
+            lang=lang,
+        )
+        + note
+        + counters_source(snap, lang)
+    )

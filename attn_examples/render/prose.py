@@ -1,0 +1,304 @@
+"""Page sources as templates over one measurement: branches and values (no torch).
+
+A page's Markdown holds two kinds of markers:
+
+- `{% if <condition> %} … {% elif <condition> %} … {% else %} … {% endif %}` keeps the text whose
+  condition is true of this measurement and drops the rest. A tag alone on its line takes the line
+  with it. Conditions (`and`, `or`, `not` combine them):
+    `holds <claim>`   the claim applies here and holds (a timed one: with 95% confidence)
+    `fails <claim>`   the claim applies here and does not hold (a timed one: with 95% confidence)
+    `unsure <claim>`  a timed claim whose 95% interval straddles the statement: neither may be said
+    `applies <claim>` the claim applies here (either way)
+    `has <what>`      a section (counters, sweep, training, ceilings, limits), an available
+                      variant (`has sdpa_flash`) or any metric key with a value here
+    `device cuda|cpu`, `dtype bfloat16|float16|float32|half`
+  A claim that does not apply is neither held nor failed: `{% if holds x %}A{% elif fails x %}B
+  {% endif %}` shows nothing where x does not apply, which is how a sentence disappears rather
+  than shows a dash.
+- `{{ key }}` becomes a value, formatted by the caller; only the text that survived the branches is
+  looked at, so a value that exists in one branch only is asked for only there.
+
+The same function serves the build hook and the tests, which compare the branch structure of the
+two languages of a page (`structure`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+TAG = re.compile(r"\{%\s*(if|elif|else|endif)\b(.*?)%\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
+PREDICATES = ("holds", "fails", "unsure", "applies", "has", "device", "dtype")
+
+
+class ProseError(ValueError):
+    """A malformed page template; the message names the line."""
+
+
+class Facts(Protocol):
+    """What conditions are evaluated against: one measurement and its verdicts."""
+
+    def claim_status(self, claim_id: str) -> str: ...  # pass | fail | unsure | n/a; unknown id raises KeyError
+    def has(self, what: str) -> bool: ...
+    def device_kind(self) -> str: ...
+    def dtype(self) -> str: ...
+
+
+@dataclass
+class _Branch:
+    condition: str | None  # None: the else branch
+    line: int
+    body: list = field(default_factory=list)
+
+
+@dataclass
+class _If:
+    line: int
+    branches: list[_Branch]
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _tokens(text: str):
+    """Text and tags in order; a tag alone on its line swallows the line (and its newline)."""
+    pos = 0
+    for match in TAG.finditer(text):
+        start, end = match.start(), match.end()
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end
+        if not text[line_start:start].strip() and not text[end:line_end].strip():
+            start, end = line_start, min(line_end + 1, len(text))
+        if start > pos:
+            yield ("text", text[pos:start], None)
+        yield (match.group(1), match.group(2).strip(), _line_of(text, match.start()))
+        pos = max(pos, end)
+    if pos < len(text):
+        yield ("text", text[pos:], None)
+
+
+def parse(text: str, where: str = "page") -> list:
+    """The template as a tree: strings and `_If` nodes."""
+    root: list = []
+    stack: list[tuple[list, _If | None]] = [(root, None)]
+    for kind, payload, line in _tokens(text):
+        body, node = stack[-1]
+        if kind == "text":
+            body.append(payload)
+        elif kind == "if":
+            if not payload:
+                raise ProseError(f"{where}:{line}: {{% if %}} without a condition")
+            new = _If(line, [_Branch(payload, line)])
+            body.append(new)
+            stack.append((new.branches[0].body, new))
+        elif node is None:
+            raise ProseError(f"{where}:{line}: {{% {kind} %}} without an open {{% if %}}")
+        elif kind == "elif":
+            if node.branches[-1].condition is None:
+                raise ProseError(f"{where}:{line}: {{% elif %}} after {{% else %}}")
+            if not payload:
+                raise ProseError(f"{where}:{line}: {{% elif %}} without a condition")
+            node.branches.append(_Branch(payload, line))
+            stack[-1] = (node.branches[-1].body, node)
+        elif kind == "else":
+            if node.branches[-1].condition is None:
+                raise ProseError(f"{where}:{line}: a second {{% else %}}")
+            if payload:
+                raise ProseError(f"{where}:{line}: {{% else %}} takes no condition (use elif)")
+            node.branches.append(_Branch(None, line))
+            stack[-1] = (node.branches[-1].body, node)
+        else:  # endif
+            stack.pop()
+    if len(stack) > 1:
+        unclosed = stack[-1][1]
+        assert unclosed is not None  # only the root's entry (stack[0]) has no node
+        raise ProseError(f"{where}:{unclosed.line}: {{% if %}} is never closed with {{% endif %}}")
+    return root
+
+
+def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
+    words = term.split()
+    if len(words) != 2 or words[0] not in PREDICATES:
+        raise ProseError(
+            f"{where}:{line}: cannot read condition {term!r}; expected one of "
+            f"{', '.join(p + ' <arg>' for p in PREDICATES)}, joined by and/or/not"
+        )
+    verb, arg = words
+    if verb in ("holds", "fails", "unsure", "applies"):
+        try:
+            status = facts.claim_status(arg)
+        except KeyError:
+            raise ProseError(f"{where}:{line}: no claim {arg!r} in attn_examples/claims/claims.d") from None
+        return {
+            "holds": status == "pass",
+            "fails": status == "fail",
+            "unsure": status == "unsure",
+            "applies": status != "n/a",
+        }[verb]
+    if verb == "has":
+        return facts.has(arg)
+    if verb == "device":
+        if arg not in ("cuda", "cpu"):
+            raise ProseError(f"{where}:{line}: device takes cuda or cpu, not {arg!r}")
+        return facts.device_kind() == arg
+    if arg == "half":
+        return facts.dtype() in ("bfloat16", "float16")
+    if arg not in ("bfloat16", "float16", "float32"):
+        raise ProseError(f"{where}:{line}: dtype takes bfloat16, float16, float32 or half, not {arg!r}")
+    return facts.dtype() == arg
+
+
+def evaluate(condition: str, facts: Facts, where: str = "page", line: int = 0) -> bool:
+    """`a and not b or c`: `not` binds tightest, then `and`, then `or` (no parentheses)."""
+
+    def term(text: str) -> bool:
+        words = text.split()
+        negated = False
+        while words and words[0] == "not":
+            negated, words = not negated, words[1:]
+        return _predicate(" ".join(words), facts, where, line) != negated
+
+    return any(all(term(t) for t in re.split(r"\s+and\s+", alt)) for alt in re.split(r"\s+or\s+", condition))
+
+
+def _render_tree(nodes: list, facts: Facts, where: str) -> str:
+    out = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        for branch in node.branches:
+            if branch.condition is None or evaluate(branch.condition, facts, where, branch.line):
+                out.append(_render_tree(branch.body, facts, where))
+                break
+    return "".join(out)
+
+
+def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "page") -> str:
+    """Keep the branches that hold, then fill in the values the kept text asks for."""
+    for condition, line in conditions(text, where):  # an unknown claim fails even in a branch not taken
+        evaluate(condition, facts, where, line)
+    # Blank lines of the source are marked, so that a line emptied by a dropped inline branch can be
+    # told from one the author left blank: the first disappears, the second stays.
+    marked = re.sub(r"(?m)^[ \t]*$", _BLANK, text)
+    kept = _render_tree(parse(marked, where), facts, where)
+    kept = re.sub(r"(?m)^[ \t]*\n", "", kept).replace(_BLANK, "")
+    return _fill(kept, value)
+
+
+_SPACED = re.compile(r"( ?)" + PLACEHOLDER.pattern + r"( ?)")
+# a Chinese character or full-width punctuation: no space is set beside one (Taiwan typesetting)
+WIDE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_W = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_INLINE = r"(?:strong|em|b|i|a|span|q|sup)"
+_WIDE_GAPS = [
+    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*(?=[{_W}])"),  # 字 字, a wrapped line
+    re.compile(rf"(?<=[{_W}])((?:</{_INLINE}>)+)[ \t]*\n?[ \t]*(?=[{_W}])"),  # 。</strong> 不
+    re.compile(rf"(?<=[{_W}])[ \t]*\n?[ \t]*((?:<{_INLINE}\b[^>]*>)+)(?=[{_W}])"),  # 只 <em>寫
+]
+_KEEP = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", re.S)
+
+
+def _close_gaps(html: str) -> str:
+    for gap in _WIDE_GAPS:
+        html = gap.sub(lambda m: m.group(1) if m.groups() else "", html)
+    return html
+
+
+def join_wide_lines(html: str) -> str:
+    """No space between two Chinese characters: a wrapped source line or a space beside emphasis
+    (`。** 不`, `只 *寫* 了`) shows as one in a browser, and Chinese text has none. Beside code and
+    Latin words the space stays, as Taiwan's technical writing has it; code, scripts and styles are
+    left alone."""
+    out, last = [], 0
+    for match in _KEEP.finditer(html):
+        out.append(_close_gaps(html[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(_close_gaps(html[last:]))
+    return "".join(out)
+
+
+def _fill(text: str, value: Callable[[str], str]) -> str:
+    """Put the values in. A space written beside a placeholder is dropped where the value turns out to
+    meet a Chinese character on that side ("而 {{ lowest.rel_error }} 至少" with the value 手寫版), and
+    kept where it meets a Latin word or a number, as Taiwan typesetting does."""
+
+    def one(m: re.Match) -> str:
+        filled = value(m.group(2))
+        shown = re.sub(r"<[^>]+>", "", filled)
+        before = text[m.start() - 1 : m.start()] if m.start() else ""
+        after = text[m.end() : m.end() + 1]
+        left = "" if m.group(1) and WIDE.match(before) and WIDE.match(shown[:1]) else m.group(1)
+        right = "" if m.group(3) and WIDE.match(after) and WIDE.match(shown[-1:]) else m.group(3)
+        return left + filled + right
+
+    return _SPACED.sub(one, text)
+
+
+_BLANK = "\x00"
+
+
+EXEC_BLOCK = re.compile(r"^```python exec=.*?\n(.*?)^```", re.M | re.S)
+_LANG_IMPORT = re.compile(r"import (en|zh_TW) as site")
+
+
+def structure(text: str, where: str = "page") -> list[str]:
+    """The skeleton of a page, for comparing its languages: every tag with its condition, and in each
+    branch the values it asks for (sorted: word order differs between languages) and its measured
+    blocks (the language of the import left out)."""
+    out: list[str] = []
+
+    def contents(texts: list[str], depth: int) -> None:
+        joined = "".join(texts)
+        keys = sorted(placeholders(joined))
+        if keys:
+            out.append("  " * depth + "values: " + ", ".join(keys))
+        for block in EXEC_BLOCK.findall(joined):
+            out.append("  " * depth + "block: " + _LANG_IMPORT.sub("import <lang> as site", block.strip()))
+
+    def walk(nodes: list, depth: int) -> None:
+        texts: list[str] = []
+        for node in nodes:
+            if isinstance(node, str):
+                texts.append(node)
+                continue
+            contents(texts, depth)
+            texts = []
+            for i, branch in enumerate(node.branches):
+                out.append(
+                    "  " * depth
+                    + ("if " if i == 0 else "elif " if branch.condition else "else")
+                    + (branch.condition or "")
+                )
+                walk(branch.body, depth + 1)
+            out.append("  " * depth + "endif")
+        contents(texts, depth)
+
+    walk(parse(text, where), 0)
+    return out
+
+
+def conditions(text: str, where: str = "page") -> list[tuple[str, int]]:
+    """Every condition of the page with its line, in every branch (to check them all, taken or not)."""
+    out: list[tuple[str, int]] = []
+
+    def walk(nodes: list) -> None:
+        for node in nodes:
+            if not isinstance(node, str):
+                for branch in node.branches:
+                    if branch.condition is not None:
+                        out.append((branch.condition, branch.line))
+                    walk(branch.body)
+
+    walk(parse(text, where))
+    return out
+
+
+def placeholders(text: str) -> list[str]:
+    return PLACEHOLDER.findall(text)
