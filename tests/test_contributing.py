@@ -109,7 +109,7 @@ _PACKAGE = "\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "attn
 
 
 def test_every_constant_and_function_it_names_is_defined_in_the_package() -> None:
-    """`VARIANTS`, `SHORT_TITLES`, `draw_roofline`, `Variant.bind()`, `site.kernels("<id>")`,
+    """`VARIANTS`, `SHORT_TITLES`, `draw_roofline`, `bind()`, `site.kernels("<id>")`,
     `measurement_hooks.on_post_page`: each is defined (assigned, or a def/class) in attn_examples/."""
     spans = _CODE.findall(TEXT)
     constants = {s for s in spans if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", s)} - _NOT_CODE

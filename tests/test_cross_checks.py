@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from attn_examples.measure.forwards import bind, pinned
 from attn_examples.render import hardware, occupancy
 from attn_examples.site.pages import committed_snapshots
 from attn_examples.snapshot.config import AttnConfig
@@ -46,8 +47,8 @@ def test_kernel_counts_agree_with_the_profilers_own_key_averages(variant_id):
     config = AttnConfig()
     variant = VARIANTS[variant_id]
     q, k, v, mask = make_inputs(config, "cuda")
-    with torch.no_grad(), variant.pin():
-        forward = variant.bind(q, k, v, mask)
+    with torch.no_grad(), pinned(variant):
+        forward = bind(variant, q, k, v, mask)
         prof = profile_forward(forward, variant.label, cuda=True, warmup_calls=3, wait=0, warmup=1, active=3)
     parsed = kineto.parse_trace(json.loads(export_trace(prof)), variant.label)
     ours = Counter(a["name"] for step in parsed["steps"] for a in step["gpu"])
@@ -81,8 +82,8 @@ def test_device_time_agrees_with_tritons_do_bench(variant_id):
 
     variant = VARIANTS[variant_id]
     q, k, v, mask = make_inputs(AttnConfig(), "cuda")
-    with torch.no_grad(), variant.pin():
-        forward = variant.bind(q, k, v, mask)
+    with torch.no_grad(), pinned(variant):
+        forward = bind(variant, q, k, v, mask)
         for _ in range(3):
             forward()
         ours = timing.time_cuda_until(forward)["device_us"]["median"]

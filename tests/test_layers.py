@@ -20,7 +20,7 @@ PACKAGE = REPO / "attn_examples"
 # What each stage may import, at module level or inside a function. "torch" and "snippets" (the
 # readers' code, which the measurement runs) belong to measuring.
 ALLOWED: dict[str, set[str]] = {
-    "snapshot": {"torch", "snippets"},  # what a measurement is (Variant.bind: to move to measure/)
+    "snapshot": set(),  # what a measurement is: the base every stage reads
     "measure": {"snapshot", "torch", "snippets"},  # runs the snippets, writes a snapshot
     "render": {"snapshot", "claims"},  # reads one (claims: the claim and drift blocks, to move to claims/)
     "claims": {"snapshot", "render"},  # checks the prose's values, which render derives

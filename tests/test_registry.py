@@ -1,5 +1,6 @@
 import pytest
 
+from attn_examples.measure.forwards import bind, pinned
 from attn_examples.snapshot.config import AttnConfig
 from attn_examples.snapshot.variants import VARIANTS, backend_of_op, get_variant
 from tests.conftest import REPO
@@ -44,8 +45,8 @@ def test_cpu_variants_compute_attention(variant_id):
     q, k, v, mask = make_inputs(config, "cpu")
     reference = reference_output(q, k, v, mask)
     variant = VARIANTS[variant_id]
-    with torch.no_grad(), variant.pin():
-        out = variant.bind(q, k, v, mask)()
+    with torch.no_grad(), pinned(variant):
+        out = bind(variant, q, k, v, mask)()
     assert out.shape == q.shape
     err = torch.linalg.vector_norm(out.double() - reference) / torch.linalg.vector_norm(reference)
     assert err < 1e-5
@@ -64,7 +65,7 @@ def test_masked_fill_inplace_keeps_autograd_working_here():
     grads = []
     for variant_id in ("naive", "naive_inplace"):
         leaf = q.clone().requires_grad_(True)
-        VARIANTS[variant_id].bind(leaf, k, v, mask)().square().sum().backward()
+        bind(VARIANTS[variant_id], leaf, k, v, mask)().square().sum().backward()
         grads.append(leaf.grad)
     assert torch.equal(grads[0], grads[1])
 

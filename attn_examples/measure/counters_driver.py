@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from attn_examples.measure.forwards import bind, pinned
 from attn_examples.measure.workload import make_inputs
 from attn_examples.snapshot.config import AttnConfig
 from attn_examples.snapshot.variants import get_variant
@@ -44,9 +45,9 @@ def main(config: AttnConfig, go: Path, candidates: list[str]) -> None:
     q, k, v, mask = make_inputs(config, "cuda")
     with torch.no_grad():
         for variant in variants.values():  # load each backend's libraries before the wait
-            with variant.pin():
+            with pinned(variant):
                 try:
-                    variant.bind(q, k, v, mask)()
+                    bind(variant, q, k, v, mask)()
                 except RuntimeError:
                     pass  # a backend this GPU refuses: the measurement will not name it
         torch.cuda.synchronize()
@@ -54,8 +55,8 @@ def main(config: AttnConfig, go: Path, candidates: list[str]) -> None:
     for variant_id in wait_for(go):
         variant = variants[variant_id]
         print(STARTED + variant.id, flush=True)
-        with torch.no_grad(), variant.pin():
-            forward = variant.bind(q, k, v, mask)
+        with torch.no_grad(), pinned(variant):
+            forward = bind(variant, q, k, v, mask)
             for _ in range(WARMUP_CALLS):
                 forward()
             torch.cuda.synchronize()

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from attn_examples.measure import timing
+from attn_examples.measure.forwards import bind, pinned
 from attn_examples.measure.workload import export_trace, make_inputs
 from attn_examples.snapshot import kineto
 from attn_examples.snapshot.config import AttnConfig
@@ -143,8 +144,8 @@ def sweep_point(variant: Variant, config: AttnConfig, inputs: tuple | None = Non
         )
     q, k, v, mask = inputs if inputs is not None else make_inputs(config, "cuda", on_device=True)
     try:
-        with torch.no_grad(), variant.pin():
-            forward = variant.bind(q, k, v, mask)
+        with torch.no_grad(), pinned(variant):
+            forward = bind(variant, q, k, v, mask)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
@@ -216,8 +217,8 @@ def _training_point(variant: Variant, config: AttnConfig, max_calls: int = 30) -
         "device_us": None,
         "device_us_blocks": None,
     }
-    with variant.pin():
-        forward = variant.bind(q, k, v, mask)
+    with pinned(variant):
+        forward = bind(variant, q, k, v, mask)
 
         def step():
             q.grad = k.grad = v.grad = None
@@ -251,7 +252,7 @@ def inplace_autograd(config: AttnConfig) -> dict:
     for variant_id in ("naive", "naive_inplace"):
         leaf = q.detach().clone().requires_grad_(True)
         try:
-            VARIANTS[variant_id].bind(leaf, k, v, mask)().float().square().sum().backward()
+            bind(VARIANTS[variant_id], leaf, k, v, mask)().float().square().sum().backward()
         except RuntimeError as exc:
             return {"raised": True, "error": f"{type(exc).__name__}: {exc}", "max_abs_grad_diff": None}
         if leaf.grad is None:  # q feeds the output, so backward always fills its gradient

@@ -7,6 +7,7 @@ it the article's way (`snippets/profile_forward.py`), then time it apart from th
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import time
 import warnings
@@ -17,6 +18,7 @@ from pathlib import Path
 import torch
 
 from attn_examples.measure import provenance, timing
+from attn_examples.measure.forwards import bind, pinned
 from attn_examples.measure.workload import check_fits, export_trace, make_inputs, reference_output, resolve_device
 from attn_examples.snapshot import kineto
 from attn_examples.snapshot.config import AttnConfig
@@ -99,10 +101,10 @@ def first_call(variant: Variant, inputs: tuple[torch.Tensor, ...]) -> FirstCall:
     would have measured the contention.)"""
     q, k, v, mask = inputs
     started = time.perf_counter()
-    with torch.no_grad(), variant.pin(), warnings.catch_warnings(record=True) as caught:
+    with torch.no_grad(), pinned(variant), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            forward = variant.bind(q, k, v, mask)
+            forward = bind(variant, q, k, v, mask)
             out = forward()
             if q.is_cuda:
                 torch.cuda.synchronize()
@@ -153,7 +155,7 @@ def measure_variant(
     rel_error = timing.relative_error(out, reference)
     del out
     del first
-    with torch.no_grad(), variant.pin():
+    with torch.no_grad(), pinned(variant):
         note("profiling")
         prof = profile_forward(
             forward,
@@ -203,15 +205,17 @@ def time_variants(
     """Fill the timing of every available variant, apart from the profiler."""
     available = [v for v in variants if entries[v.id]["available"]]
     q, k, v, mask = inputs
-    forwards = {variant.id: variant.bind(q, k, v, mask) for variant in available}
+    forwards = {variant.id: bind(variant, q, k, v, mask) for variant in available}
     with torch.no_grad():
         if q.is_cuda:
-            timed = timing.time_cuda(forwards, config.timing_repeats, {x.id: x.pin for x in available})
+            timed = timing.time_cuda(
+                forwards, config.timing_repeats, {x.id: functools.partial(pinned, x) for x in available}
+            )
             for name, measured in timed.items():
                 entries[name]["timing"].update(timer=CUDA_TIMER, **measured)
             return
         for variant in available:
-            with variant.pin():
+            with pinned(variant):
                 device_us = timing.time_cpu(forwards[variant.id], config.cpu_min_run_time_s)
             entries[variant.id]["timing"].update(timer=CPU_TIMER, device_us=device_us)
 

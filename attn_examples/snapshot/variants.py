@@ -1,14 +1,12 @@
 """The registry of attention variants: what is measured, by id (no torch import at module load).
 
 Each variant names the reader-facing function it runs (in `snippets/`) and, for SDPA, the
-backend it pins. `bind()` imports torch lazily and returns a zero-argument forward.
+backend it pins; `attn_examples.measure.forwards` binds it to tensors (torch).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,34 +26,6 @@ class Variant:
     def label(self) -> str:
         """The record_function label around the forward, as the article named them."""
         return {"naive": "attn_fwd", "sdpa": "sdpa_fwd"}.get(self.family, "compiled_fwd")
-
-    def bind(self, q: Any, k: Any, v: Any, mask: Any) -> Callable[[], Any]:
-        """A zero-argument forward over fixed inputs. SDPA variants must run inside `pin()`."""
-        if self.family == "compiled":
-            from attn_examples.snippets import compiled_attention as compiled
-
-            if self.id == "flex":
-                block_mask = compiled.causal_block_mask(q.size(-2), q.device)
-                return lambda: compiled.flex_causal(q, k, v, block_mask)
-            return lambda: compiled.naive_compiled(q, k, v, mask)
-        if self.family == "naive":
-            from attn_examples.snippets import naive_attention as naive
-
-            fn = naive.naive_attention if self.id == "naive" else naive.naive_attention_inplace
-            return lambda: fn(q, k, v, mask)
-        from attn_examples.snippets.sdpa_attention import sdpa_attention
-
-        return lambda: sdpa_attention(q, k, v)
-
-    def pin(self) -> Any:
-        """Context manager that allows only this variant's backend (a no-op for naive ones)."""
-        import contextlib
-
-        if self.backend is None:
-            return contextlib.nullcontext()
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-
-        return sdpa_kernel(getattr(SDPBackend, self.backend))
 
 
 VARIANTS: dict[str, Variant] = {

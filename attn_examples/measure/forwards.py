@@ -1,0 +1,41 @@
+"""A registered variant as a callable forward (torch): the readers' snippet, over fixed inputs.
+
+The registry (`attn_examples.snapshot.variants`) says what a variant is; binding it to tensors and
+pinning its SDPA backend is measuring, so it lives here, where torch may be imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from attn_examples.snapshot.variants import Variant
+
+
+def bind(variant: Variant, q: Any, k: Any, v: Any, mask: Any) -> Callable[[], Any]:
+    """A zero-argument forward over fixed inputs. SDPA variants must run inside `pinned()`."""
+    if variant.family == "compiled":
+        from attn_examples.snippets import compiled_attention as compiled
+
+        if variant.id == "flex":
+            block_mask = compiled.causal_block_mask(q.size(-2), q.device)
+            return lambda: compiled.flex_causal(q, k, v, block_mask)
+        return lambda: compiled.naive_compiled(q, k, v, mask)
+    if variant.family == "naive":
+        from attn_examples.snippets import naive_attention as naive
+
+        fn = naive.naive_attention if variant.id == "naive" else naive.naive_attention_inplace
+        return lambda: fn(q, k, v, mask)
+    from attn_examples.snippets.sdpa_attention import sdpa_attention
+
+    return lambda: sdpa_attention(q, k, v)
+
+
+def pinned(variant: Variant) -> Any:
+    """Context manager that allows only this variant's backend (a no-op for naive ones)."""
+    if variant.backend is None:
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel(getattr(SDPBackend, variant.backend))
