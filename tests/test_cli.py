@@ -155,3 +155,21 @@ def test_the_version_has_one_source():
     project = tomllib.loads((REPO_SNAPSHOTS.parent / "pyproject.toml").read_text())["project"]
     assert __version__ == project["version"]
     assert project["version"] not in (REPO_SNAPSHOTS.parent / "attn_examples" / "__init__.py").read_text()
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    """`--help` is the command line's documentation: an argument without help text shows as a
+    bare name (the counters command's snapshot once did)."""
+    import argparse
+
+    from attn_examples.site.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    bare = [
+        f"{name} {action.dest}"
+        for name, sub in commands.items()
+        for action in sub._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
+    assert not bare, f"arguments without help: {bare}"

@@ -646,7 +646,9 @@ attn-examples counters snapshots/nvidia-h200
 attn-examples counters /tmp/h200 --variants sdpa_flash --ncu-log /tmp/ncu""",
         cmd_counters,
     )
-    n.add_argument("snapshot")
+    n.add_argument(
+        "snapshot", help="the snapshot folder the counters are added to (written back in place unless --output)"
+    )
     n.add_argument("--output", "-o", help="write here instead of over the snapshot")
     n.add_argument("--ncu-log", metavar="DIR", help="keep ncu's whole output and report here")
     n.add_argument(
