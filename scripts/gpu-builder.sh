@@ -11,6 +11,8 @@
 # FAST=1 runs instead benchmarks/live_build.py twice (a cold live strict build stage by stage, a warm serve, the
 # fast measurement checked against the baseline) and the GPU tests, packed as fast.tar.gz.
 # PASSES=1 runs instead benchmarks/ncu_passes.py (replay passes per counters metric), packed as passes.tar.gz.
+# COUNTERS=1 runs instead the counters pass over the committed H200 snapshots that hold counters (COUNTERS_SNAPSHOTS),
+# each written back with its .ncu-rep, then the GPU tests, packed as counters.tar.gz.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -63,6 +65,21 @@ if [ "${PASSES:-0}" = 1 ]; then   # PASSES=1: ncu's replay passes per counters m
   log "ncu passes per metric"
   python3 benchmarks/ncu_passes.py --out "$OUT/work/ncu-passes.jsonl" 2>&1 | tail -n 3
   tar -C "$OUT" -czf "$OUT/passes.tar.gz" work && rm -rf "$OUT/work"
+  log done; exit 0
+fi
+
+if [ "${COUNTERS:-0}" = 1 ]; then   # COUNTERS=1: the committed H200 snapshots' counters (and .ncu-rep) afresh, then the GPU tests
+  for snap in ${COUNTERS_SNAPSHOTS:-snapshots/nvidia-h200 snapshots/nvidia-h200-float16 snapshots/nvidia-h200-b1-h8-s512}; do
+    name=$(basename "$snap")
+    log "counters over $snap"
+    /usr/bin/time -f "%e s wall" attn-examples counters "$snap" --ncu-log "$OUT/work/ncu-$name" > "$OUT/work/counters-$name.log" 2>&1
+    tail -n 3 "$OUT/work/counters-$name.log"
+    rm -f "$OUT/work/ncu-$name"/*.ncu-rep   # the snapshot keeps it
+    mkdir -p "$OUT/work/snapshots" && cp -r "$snap" "$OUT/work/snapshots/"
+  done
+  log "gpu tests"
+  python3 -m pytest tests -m gpu -q -p no:cacheprovider -rs 2>&1 | tail -n 12 | tee "$OUT/work/pytest-gpu.log"
+  tar -C "$OUT" -czf "$OUT/counters.tar.gz" work && rm -rf "$OUT/work"
   log done; exit 0
 fi
 

@@ -91,3 +91,15 @@ def test_tensor_core_use_is_read_off_kernel_names_seen_on_the_h200(name, expecte
     from attn_examples.render.views import uses_tensor_cores
 
     assert uses_tensor_cores(name) is expected
+
+
+def test_a_registered_variant_without_a_forward_fails_loudly():
+    """A new naive id once ran naive_attention_inplace silently: bind() names every id."""
+    import dataclasses
+
+    from attn_examples.measure.forwards import bind
+
+    for template in ("naive_inplace", "flex"):
+        stranger = dataclasses.replace(VARIANTS[template], id="newcomer")
+        with pytest.raises(KeyError, match="no forward"):
+            bind(stranger, None, None, None, None)

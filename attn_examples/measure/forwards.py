@@ -14,22 +14,31 @@ from attn_examples.snapshot.variants import Variant
 
 
 def bind(variant: Variant, q: Any, k: Any, v: Any, mask: Any) -> Callable[[], Any]:
-    """A zero-argument forward over fixed inputs. SDPA variants must run inside `pinned()`."""
-    if variant.family == "compiled":
-        from attn_examples.snippets import compiled_attention as compiled
+    """A zero-argument forward over fixed inputs. SDPA variants must run inside `pinned()`.
 
-        if variant.id == "flex":
-            block_mask = compiled.causal_block_mask(q.size(-2), q.device)
-            return lambda: compiled.flex_causal(q, k, v, block_mask)
-        return lambda: compiled.naive_compiled(q, k, v, mask)
-    if variant.family == "naive":
+    Each id is named here: a new variant without its line fails loudly instead of running
+    another variant's function."""
+    if variant.family == "sdpa":
+        from attn_examples.snippets.sdpa_attention import sdpa_attention
+
+        return lambda: sdpa_attention(q, k, v)
+    if variant.id in ("naive", "naive_inplace"):
         from attn_examples.snippets import naive_attention as naive
 
         fn = naive.naive_attention if variant.id == "naive" else naive.naive_attention_inplace
         return lambda: fn(q, k, v, mask)
-    from attn_examples.snippets.sdpa_attention import sdpa_attention
+    if variant.id == "flex":
+        from attn_examples.snippets import compiled_attention as compiled
 
-    return lambda: sdpa_attention(q, k, v)
+        block_mask = compiled.causal_block_mask(q.size(-2), q.device)
+        return lambda: compiled.flex_causal(q, k, v, block_mask)
+    if variant.id == "naive_compiled":
+        from attn_examples.snippets import compiled_attention as compiled
+
+        return lambda: compiled.naive_compiled(q, k, v, mask)
+    raise KeyError(
+        f"variant {variant.id!r} has no forward: add its branch to bind() in attn_examples/measure/forwards.py"
+    )
 
 
 def pinned(variant: Variant) -> Any:
