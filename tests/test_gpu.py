@@ -124,7 +124,7 @@ def test_the_measurement_key_is_stable_and_needs_no_torch_import():
     from attn_examples.site import live_cache
 
     probe = (
-        "import sys; from attn_examples import live_cache; "
+        "import sys; from attn_examples.site import live_cache; "
         "k = live_cache.current_key('{}', 'full'); print(k.digest(), k.cudnn, 'torch' in sys.modules)"
     )
     runs = [

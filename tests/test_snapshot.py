@@ -126,7 +126,7 @@ def test_a_failed_write_leaves_the_old_snapshot_intact(snap_copy, monkeypatch):
 
 def test_loading_and_viewing_never_import_torch(cpu_snapshot_dir):
     code = (
-        "import sys; from attn_examples.snapshot.schema import load_snapshot; from attn_examples import views; "
+        "import sys; from attn_examples.snapshot.schema import load_snapshot; from attn_examples.render import views; "
         f"views.summary_rows(load_snapshot({str(cpu_snapshot_dir)!r})); "
         "from attn_examples.site.cli import main; main(['show', " + repr(str(cpu_snapshot_dir)) + "]); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
