@@ -53,6 +53,7 @@ def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_k
     ]
     assert cmd[cmd.index("--metrics") + 1] == "dram__bytes_read.sum"
     assert cmd[cmd.index("--export") + 1] == "r.ncu-rep"
+    assert cmd[cmd.index("--import-sass") + 1] == "no"  # no embedded cubins: the snapshot keeps the report
     assert counters.import_command("ncu", "r.ncu-rep", True)[-2:] == ["--print-nvtx-rename", "kernel"]
     assert "--print-nvtx-rename" not in counters.import_command("ncu", "r.ncu-rep", False)
 
@@ -135,8 +136,9 @@ def test_a_run_that_profiled_nothing_is_an_error():
 
 def test_without_ncu_the_section_says_why(monkeypatch):
     monkeypatch.setattr(counters, "ncu_path", lambda: None)
-    section = counters.collect({"seq_len": 1024}, ["sdpa_flash"])
+    section, report = counters.collect({"seq_len": 1024}, ["sdpa_flash"])
     assert section["available"] is False and "not on this machine" in section["reason"]
+    assert report is None and section["report_file"] is None
 
 
 def test_counters_command_on_a_cpu_snapshot_records_the_reason(tmp_path):
@@ -326,8 +328,9 @@ def test_the_pass_gets_ready_first_profiles_on_go_and_keeps_only_the_named_varia
     assert run.wait_ready(30)
     assert seen == []  # nothing profiled before go
     run.go(["sdpa_flash", "naive", "flex"])  # flex was no candidate: ignored
-    section = run.finish()
+    section, report = run.finish()
     assert section["available"], section["reason"]
+    assert report is not None
     assert seen == ["sdpa_flash", "naive"]
     assert {v: [k["name"] for k in ks] for v, ks in section["variants"].items()} == {
         "sdpa_flash": ["kernel_of_sdpa_flash"],

@@ -154,7 +154,7 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
         pytest.skip("no ncu, or its ncu_report module, on this GPU builder")
     ids = ["naive", "sdpa_flash"]
     config = AttnConfig(batch=2, heads=4, seq_len=512, head_dim=64).to_dict()
-    section = counters.collect(config, ids, log_dir=tmp_path)
+    section, _ = counters.collect(config, ids, log_dir=tmp_path)
     assert section["available"], section["reason"]
     metrics = [m for m in counters.METRICS if m not in section["missing_metrics"]]
     theirs = ncu_reader.read(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
