@@ -395,8 +395,6 @@ def _real_readings(ids: list[str]) -> dict[str, list[dict]]:
 def ncu_report_reads(fake_ncu, monkeypatch, tmp_path):
     """ncu_report "installed" beside the fake ncu, its child-process reader replaced: it returns the
     real H200 readings and records each call; the CSV imports are counted."""
-    from attn_examples import ncu_reader
-
     calls: dict[str, list] = {"read": [], "csv": []}
 
     def read(ncu, report, ids, metrics, timeout_s=300):
@@ -405,7 +403,7 @@ def ncu_report_reads(fake_ncu, monkeypatch, tmp_path):
 
     original = counters.import_command
     monkeypatch.setattr(counters, "ncu_report_folder", lambda ncu: tmp_path)
-    monkeypatch.setattr(ncu_reader, "read", read)
+    monkeypatch.setattr(counters, "read_in_child", read)
     monkeypatch.setattr(counters, "import_command", lambda *a: calls["csv"].append(a) or original(*a))
     return calls
 
@@ -437,12 +435,10 @@ def test_a_log_folder_still_gets_the_csv_readings_beside_ncu_reports(ncu_report_
 
 
 def test_when_ncu_report_fails_the_csv_reads_the_report_and_the_section_says_why(ncu_report_reads, monkeypatch):
-    from attn_examples import ncu_reader
-
     def broken(*args, **kwargs):
         raise counters.CountersError("ncu_report could not read r.ncu-rep: Segmentation fault")
 
-    monkeypatch.setattr(ncu_reader, "read", broken)
+    monkeypatch.setattr(counters, "read_in_child", broken)
     section, report = _pass(["sdpa_flash", "naive"])
     assert section["available"], section["reason"]
     assert section["reader"] == "csv" and "Segmentation fault" in section["reader_fallback"]
@@ -454,10 +450,8 @@ def test_when_ncu_report_fails_the_csv_reads_the_report_and_the_section_says_why
 
 
 def test_a_variant_ncu_report_finds_no_kernel_of_sends_the_pass_to_the_csv(ncu_report_reads, monkeypatch):
-    from attn_examples import ncu_reader
-
     monkeypatch.setattr(
-        ncu_reader, "read", lambda *a, **k: {"sdpa_flash": _real_readings(["sdpa_flash"])["sdpa_flash"]}
+        counters, "read_in_child", lambda *a, **k: {"sdpa_flash": _real_readings(["sdpa_flash"])["sdpa_flash"]}
     )
     section, _ = _pass(["sdpa_flash", "naive"])
     assert section["reader"] == "csv" and "no kernel of naive" in section["reader_fallback"]
@@ -491,3 +485,12 @@ def test_the_counters_command_keeps_the_report_and_a_failed_pass_keeps_the_old_o
     assert load_snapshot(tmp_path / "snap") == snap and stored.is_file()
     assert main(["counters", str(tmp_path / "snap"), "--replace"]) == 0
     assert load_snapshot(tmp_path / "snap").counters.report_file is None and not stored.exists()
+
+
+def test_the_child_reader_failing_is_a_counters_error_with_its_last_words(tmp_path):
+    """No ncu_report here: the child process `read_in_child` starts fails, and says so in one error."""
+    fake = tmp_path / "ncu"
+    fake.write_text(f"#!{sys.executable}\nprint('Version 2099.1.0.0 (fake)')\n")
+    fake.chmod(0o755)
+    with pytest.raises(counters.CountersError, match="ncu_report could not read r.ncu-rep: "):
+        counters.read_in_child(str(fake), "r.ncu-rep", ["naive"], ["dram__bytes_read.sum"], timeout_s=60)

@@ -146,7 +146,7 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     Nsight Compute has no ncu_report."""
     import math
 
-    from attn_examples.measure import counters, ncu_reader
+    from attn_examples.measure import counters
     from attn_examples.render import hardware
 
     ncu = counters.ncu_path()
@@ -157,7 +157,7 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     section, _ = counters.collect(config, ids, log_dir=tmp_path)
     assert section["available"], section["reason"]
     metrics = [m for m in counters.METRICS if m not in section["missing_metrics"]]
-    theirs = ncu_reader.read(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
+    theirs = counters.read_in_child(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
     for variant_id in ids:
         ours = section["variants"][variant_id]
         # ncu's CSV prints a shortened demangling (no `native::`, no `(int)` casts): base names agree

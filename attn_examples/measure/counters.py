@@ -330,6 +330,27 @@ def read_report(
     return result
 
 
+def read_in_child(
+    ncu: str, report: str, variant_ids: list[str], metrics: list[str], timeout_s: int = 300
+) -> dict[str, list[dict[str, Any]]]:
+    """Each variant's kernels as `read_report` gives them, read by `attn_examples.measure.ncu_reader` in a
+    fresh Python (ncu_report's native library crashes a process that loaded torch); raises
+    CountersError with the child's last words when it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "attn_examples.measure.ncu_reader", ncu, report, json.dumps(variant_ids), json.dumps(metrics)],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    if done.returncode != 0:
+        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+        raise CountersError(f"ncu_report could not read {report}: {tail}")
+    variants = json.loads(done.stdout)
+    if not isinstance(variants, dict):
+        raise CountersError(f"ncu_report's reader printed {type(variants).__name__}, not kernels by variant")
+    return variants
+
+
 NO_NCU = "ncu (Nsight Compute) is not on this machine"
 
 
@@ -525,14 +546,12 @@ class CountersPass:
 
     def _read_with_ncu_report(self, ncu: str) -> tuple[dict[str, list[dict[str, Any]]] | None, str | None]:
         """Each variant's kernels as NVIDIA's `ncu_report` reads the report, in a process without torch
-        (`attn_examples.measure.ncu_reader`); or None and why not (not installed, or it failed)."""
-        from attn_examples import ncu_reader
-
+        (`read_in_child`); or None and why not (not installed, or it failed)."""
         if ncu_report_folder(ncu) is None:
             return None, NO_NCU_REPORT
         try:
             with stage("counters.import"):
-                variants = ncu_reader.read(ncu, self._report, self._ids, self._metrics, self._timeout_s)
+                variants = read_in_child(ncu, self._report, self._ids, self._metrics, self._timeout_s)
             return require_kernels(variants, self._ids), None
         except (CountersError, subprocess.SubprocessError, OSError, ValueError) as exc:
             return None, f"ncu_report could not read the report: {exc}"
