@@ -492,5 +492,5 @@ def test_the_child_reader_failing_is_a_counters_error_with_its_last_words(tmp_pa
     fake = tmp_path / "ncu"
     fake.write_text(f"#!{sys.executable}\nprint('Version 2099.1.0.0 (fake)')\n")
     fake.chmod(0o755)
-    with pytest.raises(counters.CountersError, match="ncu_report could not read r.ncu-rep: "):
+    with pytest.raises(counters.CountersError, match=r"ncu_report could not read r\.ncu-rep: "):
         counters.read_in_child(str(fake), "r.ncu-rep", ["naive"], ["dram__bytes_read.sum"], timeout_s=60)
