@@ -470,7 +470,7 @@ def test_the_counters_command_keeps_the_report_and_a_failed_pass_keeps_the_old_o
     """`attn-examples counters` over the H200 snapshot with the fake ncu: the section from ncu_report,
     the report stored gzipped in the snapshot. Then, with no ncu, the pass refuses to drop them;
     --replace records the absence, report and all."""
-    from attn_examples import snapshot as snapshot_module
+    from attn_examples.snapshot import schema as snapshot_module
 
     shutil.copytree(REPO / "snapshots" / "nvidia-h200", tmp_path / "snap")
     assert main(["counters", str(tmp_path / "snap")]) == 0

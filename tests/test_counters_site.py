@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from attn_examples import measurement_hooks, render
-from attn_examples.snapshot import compress_blob, load_snapshot, snapshot_from_dict, write_snapshot
+from attn_examples.render import blocks as render
+from attn_examples.site import measurement_hooks
+from attn_examples.snapshot.schema import compress_blob, load_snapshot, snapshot_from_dict, write_snapshot
 from tests import site_checks
 from tests.conftest import REPO
 
@@ -85,7 +86,7 @@ def test_the_build_hook_publishes_the_report_decompressed_and_nothing_without_on
 @pytest.fixture(scope="module")
 def site_with_report(with_report: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site strictly built from the snapshot with a report, as publishing builds a snapshot's site."""
-    from attn_examples import sites
+    from attn_examples.site import sites
 
     tmp = tmp_path_factory.mktemp("site")
     env = {**os.environ, "ATTN_EXAMPLES_MEASURE": "snapshot", "ATTN_EXAMPLES_SNAPSHOT": str(with_report)}

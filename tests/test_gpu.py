@@ -182,9 +182,10 @@ def test_the_counters_pass_keeps_its_report_and_ncu_report_opens_the_published_o
     section is read by ncu_report where it is installed (the CSV otherwise), the snapshot keeps ncu's
     report, small (`--import-sass no`), and the plain .ncu-rep the site publishes loads in ncu_report
     with kernels in each variant's NVTX range. Skipped (not faked) without ncu."""
-    from attn_examples import counters, render
-    from attn_examples.measure import measure
-    from attn_examples.snapshot import load_report
+    from attn_examples.measure import counters
+    from attn_examples.measure.run import measure
+    from attn_examples.render import blocks as render
+    from attn_examples.snapshot.schema import load_report
 
     ncu = counters.ncu_path()
     if ncu is None:

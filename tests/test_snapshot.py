@@ -302,7 +302,7 @@ def test_a_new_report_replaces_the_old_file_and_none_is_refused_while_one_is_nam
 
 
 def test_a_report_without_measured_counters_is_refused(h200_copy, tmp_path):
-    from attn_examples.counters import unavailable
+    from attn_examples.measure.counters import unavailable
 
     snap = load_snapshot(h200_copy)
     data = snap.to_dict()

@@ -337,7 +337,15 @@ def read_in_child(
     fresh Python (ncu_report's native library crashes a process that loaded torch); raises
     CountersError with the child's last words when it fails."""
     done = subprocess.run(
-        [sys.executable, "-m", "attn_examples.measure.ncu_reader", ncu, report, json.dumps(variant_ids), json.dumps(metrics)],
+        [
+            sys.executable,
+            "-m",
+            "attn_examples.measure.ncu_reader",
+            ncu,
+            report,
+            json.dumps(variant_ids),
+            json.dumps(metrics),
+        ],
         capture_output=True,
         text=True,
         timeout=timeout_s,

@@ -33,7 +33,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
 if TYPE_CHECKING:
-    from attn_examples.snapshot import Snapshot
+    from attn_examples.snapshot.schema import Snapshot
 
 
 def _site():
@@ -159,8 +159,8 @@ def on_post_build(config: MkDocsConfig) -> None:
 def _publish_report(snap: Snapshot, site_dir: Path) -> None:
     """The counters' report where the counters page links it (`render.published_report`), as a plain
     .ncu-rep: Nsight Compute does not open a gzipped one."""
-    from attn_examples.render import published_report
-    from attn_examples.snapshot import SnapshotError, load_report
+    from attn_examples.render.blocks import published_report
+    from attn_examples.snapshot.schema import SnapshotError, load_report
 
     where = published_report(snap)
     if where is None:
