@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 
@@ -53,6 +54,7 @@ def test_one_command_runs_every_variant_leaves_clocks_alone_flushes_caches_and_k
     ]
     assert cmd[cmd.index("--metrics") + 1] == "dram__bytes_read.sum"
     assert cmd[cmd.index("--export") + 1] == "r.ncu-rep"
+    assert cmd[cmd.index("--import-sass") + 1] == "no"  # no embedded cubins: the snapshot keeps the report
     assert counters.import_command("ncu", "r.ncu-rep", True)[-2:] == ["--print-nvtx-rename", "kernel"]
     assert "--print-nvtx-rename" not in counters.import_command("ncu", "r.ncu-rep", False)
 
@@ -135,8 +137,9 @@ def test_a_run_that_profiled_nothing_is_an_error():
 
 def test_without_ncu_the_section_says_why(monkeypatch):
     monkeypatch.setattr(counters, "ncu_path", lambda: None)
-    section = counters.collect({"seq_len": 1024}, ["sdpa_flash"])
+    section, report = counters.collect({"seq_len": 1024}, ["sdpa_flash"])
     assert section["available"] is False and "not on this machine" in section["reason"]
+    assert report is None and section["report_file"] is None
 
 
 def test_counters_command_on_a_cpu_snapshot_records_the_reason(tmp_path):
@@ -326,8 +329,9 @@ def test_the_pass_gets_ready_first_profiles_on_go_and_keeps_only_the_named_varia
     assert run.wait_ready(30)
     assert seen == []  # nothing profiled before go
     run.go(["sdpa_flash", "naive", "flex"])  # flex was no candidate: ignored
-    section = run.finish()
+    section, report = run.finish()
     assert section["available"], section["reason"]
+    assert report is not None
     assert seen == ["sdpa_flash", "naive"]
     assert {v: [k["name"] for k in ks] for v, ks in section["variants"].items()} == {
         "sdpa_flash": ["kernel_of_sdpa_flash"],
@@ -370,3 +374,123 @@ def test_a_real_h200_report_reads_as_the_committed_counters_and_in_base_units():
     assert "byte" in units and not units & {"Kbyte", "Mbyte", "Gbyte", "KB", "MB", "GB", "usecond", "msecond"}
     flash = variants["sdpa_flash"][0]
     assert flash["block"] == "(128, 1, 1)" and flash["metrics"]["dram__bytes_read.sum"] > 1e6
+
+
+# ---- which reader reads the report: ncu_report first, the CSV where it cannot --------------------------
+
+
+def _real_readings(ids: list[str]) -> dict[str, list[dict]]:
+    """The real H200 report's kernels per variant, as a stand-in for what ncu_report would read."""
+    import gzip
+
+    named = gzip.decompress((REAL / "details.csv.gz").read_bytes()).decode()
+    ranged = gzip.decompress((REAL / "details-by-range.csv.gz").read_bytes()).decode()
+    every = counters.by_variant(
+        named, ranged, list(load_snapshot(REPO / "snapshots" / "nvidia-h200").counters.variants)
+    )
+    return {v: every[v] for v in ids}
+
+
+@pytest.fixture
+def ncu_report_reads(fake_ncu, monkeypatch, tmp_path):
+    """ncu_report "installed" beside the fake ncu, its child-process reader replaced: it returns the
+    real H200 readings and records each call; the CSV imports are counted."""
+    calls: dict[str, list] = {"read": [], "csv": []}
+
+    def read(ncu, report, ids, metrics, timeout_s=300):
+        calls["read"].append((report, list(ids)))
+        return _real_readings(ids)
+
+    original = counters.import_command
+    monkeypatch.setattr(counters, "ncu_report_folder", lambda ncu: tmp_path)
+    monkeypatch.setattr(counters, "read_in_child", read)
+    monkeypatch.setattr(counters, "import_command", lambda *a: calls["csv"].append(a) or original(*a))
+    return calls
+
+
+def _pass(ids: list[str], log_dir=None) -> tuple[dict, bytes | None]:
+    run = counters.CountersPass({"seq_len": 1024}, ids, timeout_s=60, log_dir=log_dir)
+    assert run.wait_ready(30)
+    run.go(ids)
+    return run.finish()
+
+
+def test_the_pass_reads_the_report_with_ncu_report_where_it_is_installed(ncu_report_reads):
+    import gzip
+
+    section, report = _pass(["sdpa_flash", "naive"])
+    assert section["available"], section["reason"]
+    assert section["reader"] == "ncu_report" and section["reader_fallback"] is None
+    assert [ids for _, ids in ncu_report_reads["read"]] == [["sdpa_flash", "naive"]]
+    assert ncu_report_reads["csv"] == []  # no CSV import without a log folder
+    assert section["variants"] == _real_readings(["sdpa_flash", "naive"])
+    assert report is not None and json.loads(gzip.decompress(report)) == ["sdpa_flash", "naive"]  # fake ncu's report
+
+
+def test_a_log_folder_still_gets_the_csv_readings_beside_ncu_reports(ncu_report_reads, tmp_path):
+    section, _ = _pass(["naive"], log_dir=tmp_path / "log")
+    assert section["reader"] == "ncu_report"
+    assert len(ncu_report_reads["csv"]) == 2
+    assert {p.name for p in (tmp_path / "log").iterdir()} >= {"details.csv", "details-by-range.csv", "counters.ncu-rep"}
+
+
+def test_when_ncu_report_fails_the_csv_reads_the_report_and_the_section_says_why(ncu_report_reads, monkeypatch):
+    def broken(*args, **kwargs):
+        raise counters.CountersError("ncu_report could not read r.ncu-rep: Segmentation fault")
+
+    monkeypatch.setattr(counters, "read_in_child", broken)
+    section, report = _pass(["sdpa_flash", "naive"])
+    assert section["available"], section["reason"]
+    assert section["reader"] == "csv" and "Segmentation fault" in section["reader_fallback"]
+    assert {v: [k["name"] for k in ks] for v, ks in section["variants"].items()} == {
+        "sdpa_flash": ["kernel_of_sdpa_flash"],
+        "naive": ["kernel_of_naive"],
+    }
+    assert len(ncu_report_reads["csv"]) == 2 and report is not None
+
+
+def test_a_variant_ncu_report_finds_no_kernel_of_sends_the_pass_to_the_csv(ncu_report_reads, monkeypatch):
+    monkeypatch.setattr(
+        counters, "read_in_child", lambda *a, **k: {"sdpa_flash": _real_readings(["sdpa_flash"])["sdpa_flash"]}
+    )
+    section, _ = _pass(["sdpa_flash", "naive"])
+    assert section["reader"] == "csv" and "no kernel of naive" in section["reader_fallback"]
+
+
+def test_without_ncu_report_the_csv_reads_the_report(fake_ncu, monkeypatch):
+    monkeypatch.setattr(counters, "ncu_report_folder", lambda ncu: None)
+    section, _ = _pass(["naive"])
+    assert section["available"] and section["reader"] == "csv"
+    assert section["reader_fallback"] == counters.NO_NCU_REPORT
+
+
+def test_the_counters_command_keeps_the_report_and_a_failed_pass_keeps_the_old_one(
+    ncu_report_reads, tmp_path, monkeypatch
+):
+    """`attn-examples counters` over the H200 snapshot with the fake ncu: the section from ncu_report,
+    the report stored gzipped in the snapshot. Then, with no ncu, the pass refuses to drop them;
+    --replace records the absence, report and all."""
+    from attn_examples.snapshot import schema as snapshot_module
+
+    shutil.copytree(REPO / "snapshots" / "nvidia-h200", tmp_path / "snap")
+    assert main(["counters", str(tmp_path / "snap")]) == 0
+    snap = load_snapshot(tmp_path / "snap")
+    assert snap.counters.reader == "ncu_report" and snap.counters.report_file is not None
+    report = snapshot_module.load_report(snap)
+    assert report is not None and set(json.loads(report)) == set(snap.counters.variants)
+    stored = tmp_path / "snap" / snap.counters.report_file
+
+    monkeypatch.setattr(counters, "ncu_path", lambda: None)
+    assert main(["counters", str(tmp_path / "snap")]) == 2
+    assert load_snapshot(tmp_path / "snap") == snap and stored.is_file()
+    assert main(["counters", str(tmp_path / "snap"), "--replace"]) == 0
+    assert load_snapshot(tmp_path / "snap").counters.report_file is None and not stored.exists()
+
+
+def test_the_child_reader_failing_is_a_counters_error_with_its_last_words(tmp_path):
+    """No ncu_report here: the child process `read_in_child` starts fails, and says so in one error."""
+    fake = tmp_path / "ncu"
+    fake.write_text(f"#!{sys.executable}\nprint('Version 2099.1.0.0 (fake)')\n")
+    fake.chmod(0o755)
+    with pytest.raises(counters.CountersError, match=r"ncu_report could not read r\.ncu-rep: "):
+        counters.read_in_child(str(fake), "r.ncu-rep", ["naive"], ["dram__bytes_read.sum"], timeout_s=60)

@@ -146,7 +146,7 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
     Nsight Compute has no ncu_report."""
     import math
 
-    from attn_examples.measure import counters, ncu_reader
+    from attn_examples.measure import counters
     from attn_examples.render import hardware
 
     ncu = counters.ncu_path()
@@ -154,10 +154,10 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
         pytest.skip("no ncu, or its ncu_report module, on this GPU builder")
     ids = ["naive", "sdpa_flash"]
     config = AttnConfig(batch=2, heads=4, seq_len=512, head_dim=64).to_dict()
-    section = counters.collect(config, ids, log_dir=tmp_path)
+    section, _ = counters.collect(config, ids, log_dir=tmp_path)
     assert section["available"], section["reason"]
     metrics = [m for m in counters.METRICS if m not in section["missing_metrics"]]
-    theirs = ncu_reader.read(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
+    theirs = counters.read_in_child(ncu, str(tmp_path / "counters.ncu-rep"), ids, metrics)
     for variant_id in ids:
         ours = section["variants"][variant_id]
         # ncu's CSV prints a shortened demangling (no `native::`, no `(int)` casts): base names agree
@@ -175,3 +175,40 @@ def test_nvidias_ncu_report_reads_the_report_as_the_csv_does(tmp_path):
                     a,
                     b,
                 )
+
+
+def test_the_counters_pass_keeps_its_report_and_ncu_report_opens_the_published_one(tmp_path):
+    """Two variants at a small shape, measured, then counted as `attn-examples counters` does: the
+    section is read by ncu_report where it is installed (the CSV otherwise), the snapshot keeps ncu's
+    report, small (`--import-sass no`), and the plain .ncu-rep the site publishes loads in ncu_report
+    with kernels in each variant's NVTX range. Skipped (not faked) without ncu."""
+    from attn_examples.measure import counters
+    from attn_examples.measure.run import measure
+    from attn_examples.render import blocks as render
+    from attn_examples.snapshot.schema import load_report
+
+    ncu = counters.ncu_path()
+    if ncu is None:
+        pytest.skip("ncu (Nsight Compute) is not installed on this GPU builder")
+    ids = ["naive", "sdpa_flash"]
+    config = AttnConfig(batch=1, heads=4, seq_len=512, head_dim=64, timing_repeats=5)
+    data, traces = measure(config, "cuda", ids, progress=False, argv=["pytest"])
+    write_snapshot(data, traces, tmp_path / "snap")
+    _, section = counters.add_to_snapshot(load_snapshot(tmp_path / "snap"), ids)
+    assert section["available"], section["reason"]
+    installed = counters.ncu_report_folder(ncu) is not None  # never imported here: this process has torch
+    assert section["reader"] == ("ncu_report" if installed else "csv"), section["reader_fallback"]
+    snap = load_snapshot(tmp_path / "snap")
+    payload = load_report(snap)
+    assert payload is not None and 0 < len(payload) < 4 * 2**20, None if payload is None else len(payload)
+    # where and what the build publishes (measurement_hooks._publish_report; its CPU test checks the hook)
+    published = tmp_path / "site" / render.published_report(snap)
+    published.parent.mkdir(parents=True)
+    published.write_bytes(payload)
+    if not installed:
+        pytest.skip("ncu_report is not installed beside this ncu: the published report was not opened")
+    opened = counters.read_in_child(ncu, str(published), ids, ["gpu__time_duration.sum"])
+    for variant_id in ids:
+        assert opened[variant_id], f"no kernel in the NVTX range {variant_id}"
+        assert all(k["metrics"]["gpu__time_duration.sum"] > 0 for k in opened[variant_id])
+        assert [k["name"] for k in opened[variant_id]] == [k.name for k in snap.counters.variants[variant_id]]

@@ -34,6 +34,8 @@ STRUCTURAL = {
     "dtype",
     "block",
     "grid",
+    "reader",
+    "report_file",
 }
 
 

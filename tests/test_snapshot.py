@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -194,6 +195,14 @@ _TIMING = ("variants", "naive", "timing", "device_us")
         (("device_slug",), "../elsewhere", "device_slug", "plain folder name"),
         (("device_slug",), "a/b", "device_slug", "plain folder name"),
         (("provenance", "compute_capability"), "<script>", "provenance.compute_capability", "major.minor"),
+        (("counters", "report_file"), "../../etc/passwd", "counters.report_file", "under counters/"),
+        (("counters", "report_file"), "/etc/passwd", "counters.report_file", "under counters/"),
+        (("counters", "report_file"), "counters/../x.ncu-rep.gz", "counters.report_file", "under counters/"),
+        (("counters", "report_file"), "traces/r.ncu-rep.gz", "counters.report_file", "under counters/"),
+        (("counters", "report_file"), "counters/r.ncu-rep", "counters.report_file", "*.ncu-rep.gz"),
+        (("counters", "report_file"), "counters/r.ncu-rep.gz", "counters.report_file", "does not exist"),
+        (("counters", "report_file"), 7, "counters.report_file", "expected str"),
+        (("counters", "reader"), "guesswork", "counters.reader", "known: ncu_report, csv"),
     ],
 )
 def test_a_value_a_measurement_cannot_have_is_refused_by_name(h200_copy, path, value, field, words):
@@ -246,3 +255,79 @@ def test_two_writers_on_one_folder_leave_a_complete_snapshot(tmp_path):
         named = {snap.trace_path(v) for v, r in snap.variants.items() if r.profile}
         assert set((out / "traces").glob("*.json.gz")) == named, attempt
         assert not list(out.glob("**/.*.tmp"))
+
+
+# ---- the counters pass's Nsight Compute report ---------------------------------------------------
+
+REPORT = b"NVIDIA Nsight Compute report, or any bytes in a test"
+
+
+def _with_report(folder, out, report: bytes = REPORT):
+    """The snapshot at `folder` written to `out` with `report` as its counters' report."""
+    snap = load_snapshot(folder)
+    return write_snapshot(snap.to_dict(), snap.trace_blobs(), out, snapshot_module.compress_blob(report))
+
+
+def test_the_committed_snapshots_predate_the_report_and_still_load(h200_copy):
+    counters = load_snapshot(h200_copy).counters
+    assert counters is not None and counters.available
+    assert counters.reader is None and counters.report_file is None
+    assert snapshot_module.load_report(load_snapshot(h200_copy)) is None
+
+
+def test_a_report_round_trips_gzipped_under_counters_and_survives_a_rewrite(h200_copy, tmp_path):
+    _with_report(h200_copy, tmp_path / "first")
+    first = load_snapshot(tmp_path / "first")
+    name = first.counters.report_file
+    assert re.fullmatch(r"counters/counters-[0-9a-f]{12}\.ncu-rep\.gz", name), name
+    assert snapshot_module.load_report(first) == REPORT
+    assert (tmp_path / "first" / name).read_bytes()[:2] == b"\x1f\x8b"  # stored gzipped
+    # rewriting the loaded snapshot (accept, the counters command) hands the report through
+    write_snapshot(first.to_dict(), first.trace_blobs(), tmp_path / "again", first.report_blob())
+    again = load_snapshot(tmp_path / "again")
+    assert again == first and again.to_dict() == first.to_dict()
+    assert snapshot_module.load_report(again) == REPORT
+
+
+def test_a_new_report_replaces_the_old_file_and_none_is_refused_while_one_is_named(h200_copy, tmp_path):
+    _with_report(h200_copy, tmp_path / "snap")
+    old = load_snapshot(tmp_path / "snap").counters.report_file
+    _with_report(tmp_path / "snap", tmp_path / "snap", b"a later pass")
+    snap = load_snapshot(tmp_path / "snap")
+    assert snap.counters.report_file != old and not (tmp_path / "snap" / old).exists()
+    assert list((tmp_path / "snap" / "counters").iterdir()) == [tmp_path / "snap" / snap.counters.report_file]
+    with pytest.raises(SnapshotError, match=r"field 'counters\.report_file': names a report, but no report"):
+        write_snapshot(snap.to_dict(), snap.trace_blobs(), tmp_path / "snap")
+    assert snapshot_module.load_report(load_snapshot(tmp_path / "snap")) == b"a later pass"
+
+
+def test_a_report_without_measured_counters_is_refused(h200_copy, tmp_path):
+    from attn_examples.measure.counters import unavailable
+
+    snap = load_snapshot(h200_copy)
+    data = snap.to_dict()
+    data["counters"] = unavailable("no ncu here")
+    with pytest.raises(SnapshotError, match=r"field 'counters\.report_file': a report was given, but no counters"):
+        write_snapshot(data, snap.trace_blobs(), tmp_path / "out", snapshot_module.compress_blob(REPORT))
+    assert not (tmp_path / "out" / "snapshot.json").exists()
+    _with_report(h200_copy, tmp_path / "snap")
+    _edit(tmp_path / "snap", lambda d: d["counters"].update(available=False, reason="gone"))
+    with pytest.raises(SnapshotError, match=r"field 'counters\.report_file': a pass that read no counters"):
+        load_snapshot(tmp_path / "snap")
+
+
+def test_a_missing_or_broken_report_is_named_in_one_line(h200_copy, tmp_path):
+    _with_report(h200_copy, tmp_path / "snap")
+    stored = tmp_path / "snap" / load_snapshot(tmp_path / "snap").counters.report_file
+    stored.write_bytes(b"not gzip")
+    with pytest.raises(SnapshotError) as info:
+        snapshot_module.load_report(load_snapshot(tmp_path / "snap"))
+    message = str(info.value)
+    assert str(stored) in message and "counters.report_file" in message and "gzip" in message
+    assert "\n" not in message
+    stored.unlink()
+    with pytest.raises(SnapshotError) as info:
+        load_snapshot(tmp_path / "snap")
+    message = str(info.value)
+    assert "snapshot.json" in message and "field 'counters.report_file'" in message and "does not exist" in message
+    assert "\n" not in message

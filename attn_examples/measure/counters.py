@@ -4,8 +4,11 @@ Kineto's occupancy is a calculator's estimate; `ncu` reads the counters. One `nc
 every variant in turn (`attn_examples.measure.counters_driver`): after warm-up, one forward inside an NVTX
 range named after the variant, and only those ranges are profiled, with `--clock-control none`
 (the GPU's clocks are left alone) and `--cache-control all` (caches flushed before each replay pass,
-so DRAM bytes are what one cold forward moves). The report is read back twice, once with the
+so DRAM bytes are what one cold forward moves). The report is read back with NVIDIA's `ncu_report`
+module (in a process of its own: `attn_examples.measure.ncu_reader`), each variant's kernels those of its
+NVTX range; where that module is missing or fails, with ncu's CSV export, twice: once with the
 kernels' own names and once renamed after their NVTX range, which says whose kernel each one is.
+The section records which reader it came from, and the snapshot keeps the report itself.
 Metrics this GPU does not offer (the Hopper-only GMMA pipe on an A100, say) are left out and listed
 as such. Where `ncu` is missing or the counters are not permitted, the section records why and
 everything else works without it.
@@ -124,7 +127,14 @@ def command(
 ) -> list[str]:
     """One ncu run over every variant's forward (the driver wraps each in an NVTX range named after
     it), written to the report file `report` (.ncu-rep). The driver starts, warms up and waits for
-    `go_file` (`CountersPass`)."""
+    `go_file` (`CountersPass`).
+
+    One report for all variants, not one per variant: ncu cannot filter a report it imports
+    (`ncu -i r.ncu-rep --nvtx ...` says "Invalid option --nvtx specified for --import"), so a reader
+    picks a variant by its NVTX range instead, and one ncu run per variant would pay ncu's start-up
+    once per variant. `--import-sass no` leaves the kernels' SASS out of the report: with it ncu
+    embeds whole libraries' cubins (a three-kernel report was 22 MB on the H200; 75 KB without), and
+    the snapshot keeps the report."""
     ranges = [arg for v in variant_ids for arg in ("--nvtx-include", f"{v}/")]
     return [
         ncu,
@@ -136,6 +146,8 @@ def command(
         *ranges,
         "--metrics",
         ",".join(metrics),
+        "--import-sass",
+        "no",
         "--export",
         report,
         "--force-overwrite",
@@ -228,10 +240,17 @@ def by_variant(named: str, renamed: str, variant_ids: list[str]) -> dict[str, li
                 f"{ranges[key]['name']!r}, which is none of {', '.join(variant_ids)}"
             )
         result[owner].append(kernels[key])
-    empty = [v for v, rows in result.items() if not rows]
+    return require_kernels(result, variant_ids)
+
+
+def require_kernels(
+    variants: dict[str, list[dict[str, Any]]], variant_ids: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """`variants` when every variant asked for has kernels; CountersError naming those without."""
+    empty = [v for v in variant_ids if not variants.get(v)]
     if empty:
         raise CountersError(f"ncu profiled no kernel of {', '.join(empty)} (did the NVTX filter match?)")
-    return result
+    return variants
 
 
 def ncu_report_folder(ncu: str) -> Path | None:
@@ -311,6 +330,35 @@ def read_report(
     return result
 
 
+def read_in_child(
+    ncu: str, report: str, variant_ids: list[str], metrics: list[str], timeout_s: int = 300
+) -> dict[str, list[dict[str, Any]]]:
+    """Each variant's kernels as `read_report` gives them, read by `attn_examples.measure.ncu_reader` in a
+    fresh Python (ncu_report's native library crashes a process that loaded torch); raises
+    CountersError with the child's last words when it fails."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attn_examples.measure.ncu_reader",
+            ncu,
+            report,
+            json.dumps(variant_ids),
+            json.dumps(metrics),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    if done.returncode != 0:
+        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+        raise CountersError(f"ncu_report could not read {report}: {tail}")
+    variants = json.loads(done.stdout)
+    if not isinstance(variants, dict):
+        raise CountersError(f"ncu_report's reader printed {type(variants).__name__}, not kernels by variant")
+    return variants
+
+
 NO_NCU = "ncu (Nsight Compute) is not on this machine"
 
 
@@ -332,8 +380,14 @@ def unavailable(reason: str) -> dict[str, Any]:
         "missing_metrics": [],
         "wall_s": None,
         "variants": {},
+        "reader": None,
+        "reader_fallback": None,
+        "report_file": None,
         **stamp(),
     }
+
+
+NO_NCU_REPORT = "ncu_report (Nsight Compute's Python reader) is not installed beside this ncu"
 
 
 class CountersPass:
@@ -437,12 +491,23 @@ class CountersPass:
             self._proc.wait()
         shutil.rmtree(self._tmp, ignore_errors=True)
 
-    def finish(self) -> dict[str, Any]:
-        """Wait for ncu, read its report back; the snapshot's counters section."""
+    def finish(self) -> tuple[dict[str, Any], bytes | None]:
+        """Wait for ncu and read its report back: the snapshot's counters section, and the report
+        itself, gzipped, for the snapshot to keep (None where no counters were read). The report is
+        read before `abort()` removes the temporary folder that holds it."""
         try:
-            return self._finish()
+            section = self._finish()
+            return section, self._report_blob(section)
         finally:
             self.abort()
+
+    def _report_blob(self, section: dict[str, Any]) -> bytes | None:
+        from attn_examples.snapshot.schema import compress_blob
+
+        report = Path(self._report)
+        if not section["available"] or not report.is_file():
+            return None
+        return compress_blob(report.read_bytes())
 
     def _finish(self) -> dict[str, Any]:
         if self._problem and self._proc is None:  # ncu missing, or it could not be started
@@ -461,6 +526,46 @@ class CountersPass:
         ncu = self._ncu
         if ncu is None:  # without an ncu, _problem is NO_NCU and was returned above
             return unavailable(NO_NCU)
+        variants, fallback = self._read_with_ncu_report(ncu)
+        if variants is None or self._log_dir is not None:  # ncu_report could not; or kept for debugging
+            readings = self._import_csv(ncu)
+            self._keep_log(output, readings)
+            if variants is None:
+                try:
+                    variants = by_variant(readings[0], readings[1], self._ids)
+                except CountersError as exc:
+                    tail = " | ".join(output.strip().splitlines()[-2:])
+                    reason = f"{exc} (ncu said: {tail})" if tail else str(exc)
+                    return unavailable(reason if fallback == NO_NCU_REPORT else f"{reason}; {fallback}")
+        shown = command("ncu", "<config>", self._ids, self._metrics, "counters.ncu-rep", "<go>", "python")
+        return {
+            "available": True,
+            "reason": None,
+            "tool": ncu_version(ncu),
+            "command": " ".join(shown),
+            "missing_metrics": self._missing,
+            "wall_s": time.perf_counter() - self._started,
+            "variants": variants,
+            "reader": "csv" if fallback else "ncu_report",
+            "reader_fallback": fallback,
+            "report_file": None,  # named by write_snapshot, which stores the report
+            **stamp(),
+        }
+
+    def _read_with_ncu_report(self, ncu: str) -> tuple[dict[str, list[dict[str, Any]]] | None, str | None]:
+        """Each variant's kernels as NVIDIA's `ncu_report` reads the report, in a process without torch
+        (`read_in_child`); or None and why not (not installed, or it failed)."""
+        if ncu_report_folder(ncu) is None:
+            return None, NO_NCU_REPORT
+        try:
+            with stage("counters.import"):
+                variants = read_in_child(ncu, self._report, self._ids, self._metrics, self._timeout_s)
+            return require_kernels(variants, self._ids), None
+        except (CountersError, subprocess.SubprocessError, OSError, ValueError) as exc:
+            return None, f"ncu_report could not read the report: {exc}"
+
+    def _import_csv(self, ncu: str) -> tuple[str, str]:
+        """The report as ncu's CSV: kernels by their own names, then by their NVTX range."""
         readings = []
         for by_range in (False, True):
             with stage("counters.import"):
@@ -471,29 +576,19 @@ class CountersPass:
                     timeout=self._timeout_s,
                 )
             readings.append(done.stdout)
-        if self._log_dir is not None:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
-            (self._log_dir / "ncu.log").write_text(" ".join(self._cmd) + "\n" + output)
-            (self._log_dir / "details.csv").write_text(readings[0])
-            (self._log_dir / "details-by-range.csv").write_text(readings[1])
-            if Path(self._report).exists():
-                shutil.copyfile(self._report, self._log_dir / "counters.ncu-rep")
-        try:
-            variants = by_variant(readings[0], readings[1], self._ids)
-        except CountersError as exc:
-            tail = " | ".join(output.strip().splitlines()[-2:])
-            return unavailable(f"{exc} (ncu said: {tail})" if tail else str(exc))
-        shown = command("ncu", "<config>", self._ids, self._metrics, "counters.ncu-rep", "<go>", "python")
-        return {
-            "available": True,
-            "reason": None,
-            "tool": ncu_version(self._ncu),
-            "command": " ".join(shown),
-            "missing_metrics": self._missing,
-            "wall_s": time.perf_counter() - self._started,
-            "variants": variants,
-            **stamp(),
-        }
+        return readings[0], readings[1]
+
+    def _keep_log(self, output: str, readings: tuple[str, str]) -> None:
+        """ncu's log, the two CSV readings and the report, for whoever debugs the run."""
+        log_dir = self._log_dir
+        if log_dir is None:
+            return
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (log_dir / "ncu.log").write_text(" ".join(self._cmd) + "\n" + output)
+        (log_dir / "details.csv").write_text(readings[0])
+        (log_dir / "details-by-range.csv").write_text(readings[1])
+        if Path(self._report).exists():
+            shutil.copyfile(self._report, log_dir / "counters.ncu-rep")
 
 
 def collect(
@@ -502,10 +597,11 @@ def collect(
     timeout_s: int = 600,
     log_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """One ncu run over the variants of a measurement of `config`, now; the snapshot's counters
-    section, or why there is none. `log_dir` keeps the run's whole output (ncu's log, the two CSV
-    readings and the .ncu-rep report) for whoever debugs it."""
+) -> tuple[dict[str, Any], bytes | None]:
+    """One ncu run over the variants of a measurement of `config`, now: the snapshot's counters
+    section, or why there is none, and the report, gzipped (`CountersPass.finish`). `log_dir` keeps
+    the run's whole output (ncu's log, the two CSV readings and the .ncu-rep report) for whoever
+    debugs it."""
     run = CountersPass(config, variant_ids, timeout_s, log_dir, progress)
     run.go(variant_ids)
     return run.finish()
@@ -526,21 +622,22 @@ def add_to_snapshot(
     progress: Callable[[str], None] | None = None,
     replace: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
-    """Run the pass over a snapshot and write it back (or to `output`) with its counters section.
-    A pass that could not read counters never overwrites one that did, unless `replace`: a machine
-    without ncu must not erase what a GPU builder measured."""
+    """Run the pass over a snapshot and write it back (or to `output`) with its counters section and
+    ncu's report. A pass that could not read counters never overwrites one that did, unless `replace`:
+    a machine without ncu must not erase what a GPU builder measured (nor the report it kept)."""
     from attn_examples.snapshot.schema import write_snapshot
 
     data = snap.to_dict()
+    report: bytes | None = None
     if snap.provenance.device_kind != "cuda":
         data["counters"] = unavailable("hardware counters need a CUDA GPU; this snapshot is of a CPU")
     else:
         ids = variant_ids if variant_ids is not None else default_variants(snap)
-        data["counters"] = collect(snap.config.to_dict(), ids, log_dir=log_dir, progress=progress)
+        data["counters"], report = collect(snap.config.to_dict(), ids, log_dir=log_dir, progress=progress)
     if not data["counters"]["available"]:
-        keep_measured(snap, data["counters"]["reason"], replace)
+        keep_measured(snap, data["counters"]["reason"], replace)  # which keeps the report it had, too
     traces = snap.trace_blobs()
     target = output or snap.root
     if target is None:  # a snapshot built in memory, not loaded from a folder
         raise ValueError("the snapshot has no folder to be written back to: give an output")
-    return write_snapshot(data, traces, target), data["counters"]
+    return write_snapshot(data, traces, target, report), data["counters"]

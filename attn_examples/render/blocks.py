@@ -590,7 +590,7 @@ def counters_status(snap: Snapshot, lang: str) -> str:
     from attn_examples.render import hardware
 
     if hardware.available(snap):
-        return counters_source(snap, lang) + counters_command(snap, lang)
+        return counters_source(snap, lang) + report_link(snap, lang) + counters_command(snap, lang)
     return (
         f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
         f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_how')}</p></div>"
@@ -1011,11 +1011,34 @@ def counters_source(snap: Snapshot, lang: str) -> str:
     if c is None:
         raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
     parts = [f"{t(lang, 'counters_tool')} {_e(hardware.tool_name(snap))}"]
+    if c.reader is not None:  # snapshot validation admits only the known readers
+        parts.append(t(lang, f"counters_reader_{c.reader}"))
     if c.measured_at:
         parts.append(_e(c.measured_at[:10]))
     if c.git_commit:
         parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
     return f'<p class="attn-caption">{" · ".join(parts)}</p>'
+
+
+def published_report(snap: Snapshot) -> str | None:
+    """Where the build publishes the counters' Nsight Compute report, relative to the site's root:
+    beside the traces, decompressed (Nsight Compute opens only a plain .ncu-rep) and named after the
+    device and the stored file's content hash. None when the snapshot keeps no report."""
+    c = snap.counters
+    if c is None or c.report_file is None:
+        return None
+    stored = c.report_file.rsplit("/", 1)[-1].removesuffix(".gz")
+    return f"traces/{snap.device_slug}/{snap.device_slug}-{stored}"
+
+
+def report_link(snap: Snapshot, lang: str) -> str:
+    """The line that offers the counters' Nsight Compute report for download, and says how to find a
+    variant's kernels in it; nothing when the snapshot keeps no report."""
+    where = published_report(snap)
+    if where is None:
+        return ""
+    link = f'<a href="{_e(SITE_ROOT + where)}" download>{t(lang, "download_ncu_report")}</a>'
+    return f'<p class="attn-trace">{link}{colon(lang)}{t(lang, "ncu_report_how")}</p>'
 
 
 def counters_command(snap: Snapshot, lang: str) -> str:

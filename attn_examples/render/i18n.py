@@ -180,6 +180,11 @@ TEXT: dict[str, dict[str, str]] = {
         "observed": "observed here",
         "not_observed": "not observed here",
         "counters_command": "The exact ncu command",
+        "counters_reader_ncu_report": "report read with <code>ncu_report</code>",
+        "counters_reader_csv": "report read from ncu's CSV export",
+        "download_ncu_report": "Download the Nsight Compute report (.ncu-rep)",
+        "ncu_report_how": "every variant's kernels, each inside the NVTX range named after its variant. "
+        "Open it in Nsight Compute (File › Open) and filter by NVTX range to see one variant.",
         "hbm_fig_alt": "Bar chart: bytes each variant reads from and writes to HBM in one forward, measured with Nsight Compute, against the size of q, k, v and the output together and the size of one score matrix.",
         "roofline_fig_alt": "Roofline chart, log-log: every kernel that computes, placed by FLOP per HBM byte and TFLOP/s achieved (both from hardware counters), under roofs measured on the same GPU: copy bandwidth, fp32 matrix product and bf16 matrix product.",
         "match_note": "ncu's kernels matched to the Kineto profile by launch order; every name agrees.",
@@ -391,6 +396,11 @@ TEXT: dict[str, dict[str, str]] = {
         "observed": "此處觀察到",
         "not_observed": "此處未觀察到",
         "counters_command": "完整的 ncu 指令",
+        "counters_reader_ncu_report": "以 <code>ncu_report</code> 讀取報告",
+        "counters_reader_csv": "從 ncu 匯出的 CSV 讀取報告",
+        "download_ncu_report": "下載 Nsight Compute 報告（.ncu-rep）",
+        "ncu_report_how": "內含每個實作的 kernel，各自落在以該實作命名的 NVTX 範圍中。"
+        "用 Nsight Compute 開啟（File › Open），再依 NVTX 範圍篩選，就只會看到其中一個實作。",
         "hbm_fig_alt": "長條圖：各實作一次 forward 從 HBM 讀取與寫入的位元組數，以 Nsight Compute 量測，並標出 q、k、v 與輸出合計的大小，以及一個分數矩陣的大小。",
         "roofline_fig_alt": "雙對數 roofline 圖：每個有做運算的 kernel，依每 HBM 位元組的 FLOP 數與實際達到的 TFLOP/s（皆來自硬體計數器）定位；上限線是在同一張 GPU 上量到的複製頻寬、fp32 矩陣乘法與 bf16 矩陣乘法。",
         "match_note": "ncu 的 kernel 依啟動順序對應到 Kineto 的 profile，名稱全部一致。",

@@ -260,6 +260,7 @@ def _measure_into(folder: Path, scope: str, early=None) -> None:
     config = AttnConfig()
     own = early is None
     early = early or _counters_pass(scope)
+    report: bytes | None = None  # the counters' Nsight Compute report, gzipped, kept in the snapshot
     try:
         from attn_examples.measure.run import measure  # imports torch
 
@@ -278,14 +279,14 @@ def _measure_into(folder: Path, scope: str, early=None) -> None:
                 early.go(
                     [v for v, r in data["variants"].items() if r["available"] and v in {a.id for a in ARTICLE_VARIANTS}]
                 )
-                data["counters"] = early.finish()
+                data["counters"], report = early.finish()
             if not data["counters"]["available"]:
                 print(f"attn-examples: no hardware counters: {data['counters']['reason']}", file=sys.stderr)
     finally:
         if own and early is not None:
             early.abort()  # a failure mid-measurement leaves no ncu behind
     with stage("write"):
-        write_snapshot(data, traces, folder)
+        write_snapshot(data, traces, folder, report)
 
 
 def _measure_live(fresh: bool) -> tuple[Path, bool]:

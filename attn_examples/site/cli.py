@@ -420,7 +420,7 @@ def cmd_accept(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    path = write_snapshot(snap.to_dict(), snap.trace_blobs(), target)
+    path = write_snapshot(snap.to_dict(), snap.trace_blobs(), target, snap.report_blob())
     print(f"accepted {args.snapshot} as the baseline for {snap.device_slug}: {path}")
     print("Now run `attn-examples check` on it and review the claims the new numbers touch.")
     return 0
@@ -484,7 +484,10 @@ def cmd_counters(args: argparse.Namespace) -> int:
             replace=args.replace,
         )
         bar.update(task, completed=len(ids), description="done")
-    print(f"counters {'added' if section['available'] else 'unavailable: ' + section['reason']}: {path}")
+    if section["available"]:
+        print(f"counters added (read with {section['reader']}): {path}")
+    else:
+        print(f"counters unavailable: {section['reason']}: {path}")
     return 0
 
 

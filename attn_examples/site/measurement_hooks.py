@@ -14,7 +14,8 @@
   demand); a page without one gets none;
 - `@root@/` in rendered HTML becomes the page's relative path to the site root; in Chinese pages a
   line break between two Chinese characters is joined (a browser would show it as a space);
-- after the build, each measured variant's trace is copied to `traces/<device>/`.
+- after the build, each measured variant's trace is copied to `traces/<device>/`, and beside them
+  the counters pass's Nsight Compute report, decompressed, where the snapshot keeps one.
 
 No torch import unless the build measures live.
 """
@@ -24,11 +25,15 @@ from __future__ import annotations
 import posixpath
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mkdocs.plugins
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
+
+if TYPE_CHECKING:
+    from attn_examples.snapshot.schema import Snapshot
 
 
 def _site():
@@ -148,3 +153,22 @@ def on_post_build(config: MkDocsConfig) -> None:
         source = snap.trace_path(variant_id)
         if source is not None:
             shutil.copyfile(source, target / source.name)
+    _publish_report(snap, Path(config.site_dir))
+
+
+def _publish_report(snap: Snapshot, site_dir: Path) -> None:
+    """The counters' report where the counters page links it (`render.published_report`), as a plain
+    .ncu-rep: Nsight Compute does not open a gzipped one."""
+    from attn_examples.render.blocks import published_report
+    from attn_examples.snapshot.schema import SnapshotError, load_report
+
+    where = published_report(snap)
+    if where is None:
+        return
+    try:
+        payload = load_report(snap)
+    except SnapshotError as exc:
+        raise PluginError(f"attn-examples: {exc}") from None
+    if payload is not None:
+        (site_dir / where).parent.mkdir(parents=True, exist_ok=True)
+        (site_dir / where).write_bytes(payload)

@@ -1,7 +1,8 @@
 """The on-disk form of a measurement: schema, validation, atomic writes (no torch import).
 
 A snapshot is a folder: `snapshot.json` plus one gzipped Kineto trace per measured variant
-under `traces/`. Trace files are named by content hash and written before the JSON, and the
+under `traces/`, and, where the hardware counters were read, Nsight Compute's gzipped report under
+`counters/`. These files are named by content hash and written before the JSON, and the
 JSON is swapped in with one `os.replace`, so a reader sees the old snapshot or the new one,
 never a mix. Loading checks every field and names the file and field when one is wrong.
 """
@@ -31,6 +32,8 @@ from attn_examples.snapshot.variants import VARIANTS
 SCHEMA_VERSION = 2  # 2: timing keeps its blocks (claims' intervals); every field is written, none defaults
 SNAPSHOT_FILE = "snapshot.json"
 TRACE_DIR = "traces"
+REPORT_DIR = "counters"
+READERS = ("ncu_report", "csv")  # how a counters section was read from ncu's report
 
 
 class SnapshotError(ValueError):
@@ -260,6 +263,10 @@ class Counters:
     wall_s: float | None  # the whole pass, every variant
     measured_at: str | None  # the pass may run after `measure`, at another commit
     git_commit: str | None
+    # Optional: snapshots written before these fields lack them.
+    reader: str | None = None  # READERS: NVIDIA's ncu_report module, or ncu's CSV export
+    reader_fallback: str | None = None  # why the CSV was read where ncu_report was not
+    report_file: str | None = None  # the .ncu-rep, gzipped, under counters/ (measured passes only)
 
 
 @dataclass
@@ -306,6 +313,19 @@ class Snapshot:
                 blobs[variant_id] = path.read_bytes()
         return blobs
 
+    def report_path(self) -> Path | None:
+        """The gzipped Nsight Compute report of the counters pass, when the snapshot keeps one."""
+        if self.counters is None or self.counters.report_file is None or self.root is None:
+            return None
+        return self.root / self.counters.report_file
+
+    def report_blob(self) -> bytes | None:
+        """The gzipped report as stored (to write the snapshot again), or None when there is none."""
+        if self.counters is not None and self.counters.report_file is not None and self.root is None:
+            raise SnapshotError("field 'counters.report_file': the report has no file (the snapshot has no folder)")
+        path = self.report_path()
+        return None if path is None else path.read_bytes()
+
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
         data.pop("root")
@@ -339,6 +359,7 @@ _POSITIVE = {
 _SIGNED = ("counters.",)
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 _TRACE = re.compile(re.escape(TRACE_DIR) + r"/[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\.json\.gz")
+_REPORT = re.compile(re.escape(REPORT_DIR) + r"/[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\.ncu-rep\.gz")
 _CC = re.compile(r"[0-9]{1,2}\.[0-9]{1,2}")
 
 
@@ -372,6 +393,26 @@ def _check_paths(snap: Snapshot) -> None:
                 f"field 'variants.{key}.profile.trace_file': {result.profile.trace_file!r} "
                 f"must be a file directly under {TRACE_DIR}/ named *.json.gz"
             )
+    report = snap.counters.report_file if snap.counters is not None else None
+    if report is not None and (not _REPORT.fullmatch(report) or ".." in report):
+        raise SnapshotError(
+            f"field 'counters.report_file': {report!r} must be a file directly under {REPORT_DIR}/ named *.ncu-rep.gz"
+        )
+
+
+def _check_counters(counters: Counters | None, root: Path | None) -> None:
+    """How the section was read, and its report: only a pass that read counters keeps one, and the
+    file it names exists."""
+    if counters is None:
+        return
+    if counters.reader is not None and counters.reader not in READERS:
+        raise SnapshotError(f"field 'counters.reader': {counters.reader!r}; known: {', '.join(READERS)}")
+    if counters.report_file is None:
+        return
+    if not counters.available:
+        raise SnapshotError("field 'counters.report_file': a pass that read no counters keeps no report")
+    if root is not None and not (root / counters.report_file).is_file():
+        raise SnapshotError(f"field 'counters.report_file': {counters.report_file} does not exist")
 
 
 @functools.cache
@@ -449,6 +490,7 @@ def snapshot_from_dict(data: Any, root: Path | None = None) -> Snapshot:
         )
     snap = _build(Snapshot, data, "")
     _check_paths(snap)
+    _check_counters(snap.counters, root)
     if not snap.variants:
         raise SnapshotError("field 'variants': empty; a measurement records every variant it tried")
     for key, result in snap.variants.items():
@@ -548,6 +590,30 @@ def load_trace(snapshot: Snapshot, variant_id: str, required: bool = True) -> di
     return read_trace(path, VARIANTS[variant_id].label)
 
 
+# A report with every kernel's SASS embedded ran to 22 MB for three kernels on the H200; without it
+# (`--import-sass no`) 75 KB. A stored report that inflates past this is not one the pass wrote.
+MAX_REPORT_BYTES = 256 * 2**20
+
+
+def load_report(snapshot: Snapshot) -> bytes | None:
+    """The counters pass's Nsight Compute report, decompressed (Nsight Compute opens only a plain
+    .ncu-rep), or None when the snapshot keeps none. Raises SnapshotError naming the file when it is
+    not gzip or inflates past MAX_REPORT_BYTES."""
+    path = snapshot.report_path()
+    if path is None:
+        return None
+    try:
+        with gzip.open(path, "rb") as fh:
+            payload = fh.read(MAX_REPORT_BYTES + 1)
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise SnapshotError(f"{path}: field 'counters.report_file': not a readable gzip file ({exc})") from None
+    if len(payload) > MAX_REPORT_BYTES:
+        raise SnapshotError(
+            f"{path}: field 'counters.report_file': larger than {MAX_REPORT_BYTES // 2**20} MiB once decompressed"
+        )
+    return payload
+
+
 # ---- writing -----------------------------------------------------------------------------------
 
 
@@ -574,7 +640,12 @@ def _atomic_write(path: Path, payload: bytes) -> None:
 
 def compress_trace(trace_text: str) -> bytes:
     """Gzip deterministically (no timestamp in the header), so equal traces hash equally."""
-    return gzip.compress(trace_text.encode("utf-8"), compresslevel=9, mtime=0)
+    return compress_blob(trace_text.encode("utf-8"))
+
+
+def compress_blob(payload: bytes) -> bytes:
+    """Gzip bytes deterministically (no timestamp in the header), so equal files hash equally."""
+    return gzip.compress(payload, compresslevel=9, mtime=0)
 
 
 LOCK_FILE = ".lock"
@@ -594,14 +665,8 @@ def _locked(folder: Path):
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathLike) -> Path:
-    """Write `data` (a snapshot dict whose trace_file fields are filled here) and its traces.
-
-    `traces` maps variant id to gzipped trace bytes. Validation happens before anything is
-    written; the JSON goes last, with an atomic replace; stale trace files are removed after.
-    """
-    out = Path(out_dir)
-    data = json.loads(json.dumps(data))  # a private, JSON-clean copy
+def _name_traces(data: dict, traces: dict[str, bytes]) -> dict[str, str]:
+    """Each trace's content-hash name, filled into its variant's profile."""
     names: dict[str, str] = {}
     for variant_id, blob in traces.items():
         digest = hashlib.sha256(blob).hexdigest()[:12]
@@ -610,18 +675,54 @@ def write_snapshot(data: dict, traces: dict[str, bytes], out_dir: str | os.PathL
         if profile is None:
             raise SnapshotError(f"variant {variant_id!r} has a trace but no profile")
         profile["trace_file"] = names[variant_id]
+    return names
+
+
+def _name_report(data: dict, report: bytes | None) -> str | None:
+    """The report's content-hash name, filled into the counters section. A section that names a
+    report while none is given is refused: writing it would delete the file it names."""
+    counters = data.get("counters")
+    if report is None:
+        if isinstance(counters, dict) and counters.get("report_file") is not None:
+            raise SnapshotError("field 'counters.report_file': names a report, but no report was given to write")
+        return None
+    if not isinstance(counters, dict) or not counters.get("available"):
+        raise SnapshotError("field 'counters.report_file': a report was given, but no counters were read")
+    name = f"{REPORT_DIR}/counters-{hashlib.sha256(report).hexdigest()[:12]}.ncu-rep.gz"
+    counters["report_file"] = name
+    return name
+
+
+def write_snapshot(
+    data: dict, traces: dict[str, bytes], out_dir: str | os.PathLike, report: bytes | None = None
+) -> Path:
+    """Write `data` (a snapshot dict whose trace_file and report_file fields are filled here), its
+    traces and its counters' report.
+
+    `traces` maps variant id to gzipped trace bytes; `report` is the counters pass's .ncu-rep,
+    gzipped (`compress_blob`), or None. Validation happens before anything is written; the JSON goes
+    last, with an atomic replace; stale trace and report files are removed after.
+    """
+    out = Path(out_dir)
+    data = json.loads(json.dumps(data))  # a private, JSON-clean copy
+    names = _name_traces(data, traces)
+    report_name = _name_report(data, report)
     snapshot_from_dict(data)  # refuse to write what could not be read back
     text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    blobs = {names[v]: blob for v, blob in traces.items()}
+    if report is not None and report_name is not None:
+        blobs[report_name] = report
     with _locked(out):
-        for variant_id, blob in traces.items():
-            target = out / names[variant_id]
+        for name, blob in blobs.items():
+            target = out / name
             if not target.exists():
                 _atomic_write(target, blob)
         _atomic_write(out / SNAPSHOT_FILE, text.encode("utf-8"))
-        keep = {out / name for name in names.values()}
-        for stale in (out / TRACE_DIR).glob("*.json.gz"):
-            if stale not in keep:
-                stale.unlink()
+        keep = {out / name for name in blobs}
+        stale = [*(out / TRACE_DIR).glob("*.json.gz"), *(out / REPORT_DIR).glob("*.ncu-rep.gz")]
+        for path in stale:
+            if path not in keep:
+                path.unlink()
         for leftover in out.glob("**/.*.tmp"):  # a writer killed between its write and its rename
             leftover.unlink(missing_ok=True)
     return out / SNAPSHOT_FILE
