@@ -12,7 +12,8 @@
 # fast measurement checked against the baseline) and the GPU tests, packed as fast.tar.gz.
 # PASSES=1 runs instead benchmarks/ncu_passes.py (replay passes per counters metric), packed as passes.tar.gz.
 # COUNTERS=1 runs instead the counters pass over the committed H200 snapshots that hold counters (COUNTERS_SNAPSHOTS),
-# each written back with its .ncu-rep, then the GPU tests, packed as counters.tar.gz.
+# each written back with its .ncu-rep, the notebook's frozen run again (COUNTERS_NOTEBOOK=0: not), then the GPU
+# tests, packed as counters.tar.gz.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
 #   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
@@ -77,6 +78,11 @@ if [ "${COUNTERS:-0}" = 1 ]; then   # COUNTERS=1: the committed H200 snapshots' 
     rm -f "$OUT/work/ncu-$name"/*.ncu-rep   # the snapshot keeps it
     mkdir -p "$OUT/work/snapshots" && cp -r "$snap" "$OUT/work/snapshots/"
   done
+  if [ "${COUNTERS_NOTEBOOK:-1}" = 1 ]; then   # the notebook's frozen run, again (its code changed)
+    log "notebook beside snapshots/nvidia-h200"
+    /usr/bin/time -f "%e s wall" attn-examples notebook snapshots/nvidia-h200 > "$OUT/work/notebook.log" 2>&1
+    tail -n 3 "$OUT/work/notebook.log"; cp snapshots/nvidia-h200/notebook.ipynb "$OUT/work/snapshots/nvidia-h200/" 2>/dev/null
+  fi
   log "gpu tests"
   python3 -m pytest tests -m gpu -q -p no:cacheprovider -rs 2>&1 | tail -n 12 | tee "$OUT/work/pytest-gpu.log"
   tar -C "$OUT" -czf "$OUT/counters.tar.gz" work && rm -rf "$OUT/work"
