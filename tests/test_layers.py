@@ -48,6 +48,7 @@ STAGES: dict[str, set[str]] = {
         "arch",
         "article",
         "prose",
+        "templating",
     },
     # claims against a measurement, and drift against a baseline
     "claims": {"claims", "plausible", "uncertainty", "lint"},
