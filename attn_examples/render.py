@@ -9,9 +9,11 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Set
-from typing import Any
+from typing import Any, Literal
 
-from attn_examples import article, claims, metrics, prose, views
+from markupsafe import Markup, escape
+
+from attn_examples import article, claims, metrics, prose, templating, views
 from attn_examples.i18n import t, title
 from attn_examples.snapshot import Snapshot, SnapshotError
 from attn_examples.variants import VARIANTS
@@ -148,49 +150,42 @@ def _table(
     folded behind an "all columns" switch; `narrow` columns are folded only on narrow screens;
     `group` is an optional first header row of (label, span); `kind` marks a table that carries its
     provenance in its rows (the devices table). The switch is a checkbox, so it works without script
-    and from the keyboard."""
+    and from the keyboard. A cell is text, escaped by the template, unless it is `Markup`."""
 
-    def cls(i: int, cell: str) -> str:
+    def classes(i: int, cell: str) -> str:
         names = (["num"] if i in numeric else ["wide"] if i == wide and cell == "td" else []) + (
             ["x"] if i in extra else ["n"] if i in narrow else []
         )
-        return f' class="{" ".join(names)}"' if names else ""
+        return " ".join(names)
 
-    top = ""
-    if group:
-        top = (
-            "<tr>"
-            + "".join(
-                f'<th scope="colgroup" colspan="{span}"{" class=grp" if label else ""}>{label}</th>'
-                for label, span in group
-            )
-            + "</tr>"
-        )
-    head = "".join(f'<th scope="col"{cls(i, "th")}>{h}</th>' for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f"<td{cls(i, 'td')}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows
-    )
-    data = f' data-kind="{kind}"' if kind else ""
-    switch = ""
-    if extra or narrow:
-        data += f' data-extra="{len(extra)}"'
-        switch = (
-            f'<label class="attn-all"><input type="checkbox"> {t(lang, "all_columns")}'
-            f"{paren(lang, '+' + str(len(extra) + len(narrow)))}</label>"
-        )
-    return (
-        f'<div class="attn-table"{data}>{switch}<table><thead>{top}<tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
+    columns = range(max([len(headers)] + [len(row) for row in rows]))
+    th, td = [classes(i, "th") for i in columns], [classes(i, "td") for i in columns]
+    folded = bool(extra or narrow)
+    return templating.render(
+        "table.html.j2",
+        kind=kind,
+        folded=folded,
+        extra_count=len(extra),
+        all_columns=t(lang, "all_columns") if folded else "",
+        folded_count=paren(lang, f"+{len(extra) + len(narrow)}"),
+        group=group,
+        headers=list(zip(headers, th)),
+        rows=[list(zip(row, td)) for row in rows],
     )
 
 
 _BREAK = re.compile(r"(?<=[_:,/\-])(?=[^_:,/\-])|(?<=[a-z0-9])(?=[A-Z][a-z])|(?=<)")
 
 
-def breakable(text: str) -> str:
-    """Escaped text that may wrap only between words of an identifier (after _ :: , / -, before a
-    capital in camelCase or a template bracket), never inside one."""
-    return "<wbr>".join(_e(part) for part in _BREAK.split(text))
+def breakable(text: str) -> Markup:
+    """Text that may wrap only between words of an identifier (after _ :: , / -, before a capital in
+    camelCase or a template bracket), never inside one: its words escaped, a <wbr> between them."""
+    return Markup("<wbr>").join(_BREAK.split(text))
+
+
+def code(inner: str) -> Markup:
+    """Inline code in a cell or a sentence: a one-element fragment (no template: it is one tag)."""
+    return Markup("<code>{}</code>").format(inner)
 
 
 _NAMESPACE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*::)+")
@@ -207,13 +202,34 @@ def display_name(name: str, limit: int = 64) -> str:
     return short[: cut if cut > limit // 2 else limit] + "…"
 
 
-def kernel_name(name: str, limit: int = 64) -> str:
+def kernel_name(name: str, limit: int = 64) -> Markup:
     """A kernel name as a table shows it: short, wrapping between words, the full name on hover."""
-    return f'<code title="{_e(name)}">{breakable(display_name(name, limit))}</code>'
+    return named_code(name, display_name(name, limit))
 
 
-def full_name(name: str) -> str:
-    return f'<code class="attn-full">{_e(name)}</code>'
+def named_code(name: str, shown: str) -> Markup:
+    """A name shortened for a cell, wrapping between words, the whole of it on hover."""
+    return Markup('<code title="{}">{}</code>').format(name, breakable(shown))
+
+
+def full_name(name: str) -> Markup:
+    return Markup('<code class="attn-full">{}</code>').format(name)
+
+
+_DETAIL = {
+    "em": Markup('{}<br><em class="attn-detail">{}</em>'),
+    "span": Markup('{}<br><span class="attn-detail">{}</span>'),
+}
+
+
+def with_detail(head: str, detail: str, tag: Literal["em", "span"] = "span") -> Markup:
+    """A cell's main text with a quieter line under it (why a variant is missing, where a row comes from)."""
+    return _DETAIL[tag].format(head, detail)
+
+
+def with_note(head: str, note: str) -> Markup:
+    """A cell's value with a quieter word right after it (what was counted, where a figure comes from)."""
+    return Markup('{}<span class="attn-detail">{}</span>').format(head, note)
 
 
 def _tc(lang: str, flag: bool | None) -> str:
@@ -240,10 +256,10 @@ def summary_table(snap: Snapshot, lang: str) -> str:
     ]
     rows = []
     for row in views.summary_rows(snap):
-        name = _e(title(lang, row["id"]))
+        name = title(lang, row["id"])
         if not row["available"]:
             # said under the name, not in a number column it would widen
-            rows.append([f'{name}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 10)
+            rows.append([with_detail(name, t(lang, "unavailable"), "em")] + ["–"] * 10)
             continue
         rows.append(
             [
@@ -300,7 +316,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
                 str(r["position"]),
                 r["kind"],
                 kernel_name(r["name"]),
-                f"<code>{breakable(r['launch_api'])}</code>" if r["launch_api"] else "–",
+                code(breakable(r["launch_api"])) if r["launch_api"] else "–",
                 dims(r["grid"]),
                 dims(r["block"]),
                 fmt_num(r["registers_per_thread"]),
@@ -327,11 +343,11 @@ def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
         return kernel_table(snap, variant_id, lang)
     rows = [
         [
-            _e(ROLE_WORDS[lang].get(g["role"], g["role"])),
+            ROLE_WORDS[lang].get(g["role"], g["role"]),
             fmt_num(g["kernels"]),
             ", ".join(str(p) for p in g["positions"]),
             fmt_us(g["dur_us"]),
-            "<br>".join(kernel_name(n) for n in g["names"]),
+            Markup("<br>").join(kernel_name(n) for n in g["names"]),
         ]
         for g in views.role_rows(result)
     ]
@@ -342,7 +358,7 @@ def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
 def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
     result = snap.variants[variant_id]
     rows = [
-        [f"<code>{breakable(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
+        [code(breakable(r["name"])), fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
         for r in views.cpu_op_rows(result, limit=limit)
     ]
     headers = [t(lang, "op"), t(lang, "count"), t(lang, "self"), t(lang, "total")]
@@ -395,7 +411,7 @@ def article_table(snap: Snapshot, lang: str) -> str:
         ours = row if row["available"] else {}
         rows.append(
             [
-                _e(title(lang, vid)),
+                title(lang, vid),
                 fmt_num(article.KERNELS.get(vid)),
                 fmt_num(ours["kernels"] + ours["memcpys"]) if ours else "–",
                 fmt_us(article.QUOTED_DEVICE_US.get(vid)),
@@ -529,7 +545,7 @@ def limit_words(lang: str, limit: str) -> str:
 _PLAIN_QUOTES = (".gpu", ".gpu_short", ".date", ".compute_capability")  # words, not names in code
 
 
-def quoted(key: str, lang: str) -> str:
+def quoted(key: str, lang: str) -> Markup:
     """A figure quoted from the article or a paper: the source's own text, labelled as a quotation."""
     q = article.quote(key)
     source = t(lang, "quoted_article" if key.startswith("article.") else "quoted_paper").format(
@@ -538,28 +554,32 @@ def quoted(key: str, lang: str) -> str:
     shown = q.display()
     is_name = isinstance(q.value, str) and not q.unit and not key.endswith(_PLAIN_QUOTES)
     if isinstance(q.value, str) and q.value in VARIANTS:  # the article's winner, named like ours
-        inner = _e(short_title(lang, q.value))
+        inner: str = short_title(lang, q.value)
     else:
-        inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
-    return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
+        inner = code(shown) if is_name else shown
+    return Markup('<span class="attn-quoted" title="{}">{}</span>').format(source, inner)
 
 
 def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False) -> str:
     """A formatted value for `{{ key }}` in the prose; `attn_examples.metrics` lists the keys.
     `build.mode` says whether this build measured live (or reused this machine's live measurement);
-    `article.*` and `paper.*` are quotations."""
+    `article.*` and `paper.*` are quotations. HTML, as a plain `str`: the page hook splices it into a sentence."""
+    return str(_value_html(snap, key, live, lang, reused))
+
+
+def _value_html(snap: Snapshot, key: str, live: bool, lang: str, reused: bool) -> Markup:
     if key == "build.mode":
-        return build_source(snap, lang, live, reused)
+        return escape(build_source(snap, lang, live, reused))
     if key == "build.confidence":
-        return _confidence()
+        return escape(_confidence())
     if key == "build.settle_tolerance":
         from attn_examples.uncertainty import SETTLE_TOLERANCE
 
-        return f"{SETTLE_TOLERANCE:.0%}"
+        return escape(f"{SETTLE_TOLERANCE:.0%}")
     if key == "build.drift_tolerance":
         from attn_examples.claims import DRIFT_TOLERANCE
 
-        return f"±{DRIFT_TOLERANCE:.0%}"
+        return escape(f"±{DRIFT_TOLERANCE:.0%}")
     if key.startswith(("article.", "paper.")):
         return quoted(key, lang)
     if key.endswith(".unavailable_reason"):
@@ -567,21 +587,21 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool =
     return as_html(format_metric(key, metrics.metric(snap, key), lang))
 
 
-def reason_html(reason: str, limit: int = 110) -> str:
+def reason_html(reason: str, limit: int = 110) -> Markup:
     """A refusal quoted inside a sentence: its first sentence (PyTorch's or ours, in English in both
     languages), the whole message on hover."""
     first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", reason.strip(), maxsplit=1)[0]
     if len(first) > limit:
         first = first[:limit].rsplit(" ", 1)[0] + "…"
-    return f'<q class="attn-reason" lang="en" title="{_e(reason)}">{_e(first)}</q>'
+    return Markup('<q class="attn-reason" lang="en" title="{}">{}</q>').format(reason, first)
 
 
-def as_html(text: str) -> str:
-    """A formatted value made safe for a page: names in `code`, everything escaped (a snapshot is
-    outside input: a GPU name or a reason may hold markup)."""
+def as_html(text: str) -> Markup:
+    """A formatted value made safe for a sentence, outside any template: names in `code`, everything
+    escaped (a snapshot is outside input: a GPU name or a reason may hold markup)."""
     if len(text) > 1 and text.startswith("`") and text.endswith("`"):
-        return f"<code>{_e(text[1:-1])}</code>"
-    return _e(text)
+        return code(text[1:-1])
+    return escape(text)
 
 
 def counters_status(snap: Snapshot, lang: str) -> str:
@@ -690,15 +710,14 @@ def claim_undecided(verdict: claims.Verdict, lang: str) -> str:
         )
     key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
     statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
-    return _e(
-        t(lang, key).format(
-            statement=statement,
-            interval=claim_interval(verdict, lang),
-            confidence=_confidence(),
-            expected=claim_expected(verdict.claim, lang),
-            value=claim_measured(verdict, lang).strip("`"),
-        )
+    sentence = t(lang, key).format(
+        statement=statement,
+        interval=claim_interval(verdict, lang),
+        confidence=_confidence(),
+        expected=claim_expected(verdict.claim, lang),
+        value=claim_measured(verdict, lang).strip("`"),
     )
+    return str(escape(sentence))  # text for a page's prose, which no template renders
 
 
 class ClaimNotApplicable(KeyError):
@@ -731,12 +750,17 @@ def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
         key = "interval" if isinstance(verdict.plausible, Interval) else "interval_set"
         tip += gap + t(lang, key).format(interval=interval, confidence=_confidence())
     value = claim_measured(verdict, lang)
-    shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
-    if verdict.status == "unsure":  # the reader sees at once how far the value can move
-        shown += gap + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
-    return (
-        f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
-        f"{shown}<sup>{_MARK[verdict.status]}</sup></span>"
+    return templating.render(
+        "claim_inline.html.j2",
+        status=verdict.status.replace("/", ""),
+        tip=tip,
+        is_name=value.startswith("`"),
+        value=value.strip("`") if value.startswith("`") else value,
+        # the reader of an unsure claim sees at once how far the value can move
+        spread=gap + t(lang, "interval_inline").format(interval=interval, confidence=_confidence())
+        if verdict.status == "unsure"
+        else "",
+        mark=_MARK[verdict.status],
     )
 
 
@@ -755,7 +779,7 @@ def _measured_cell(verdict: claims.Verdict, lang: str) -> str:
     spread = verdict.plausible
     if spread is not None and not (isinstance(spread, frozenset) and len(spread) == 1):
         line = t(lang, "interval_inline").format(interval=claim_interval(verdict, lang), confidence=_confidence())
-        cell += f"<br><small>{_e(line)}</small>"
+        cell += Markup("<br><small>{}</small>").format(line)
     return cell
 
 
@@ -776,12 +800,12 @@ def claims_table(verdicts: list[claims.Verdict], lang: str) -> str:
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
         rows.append(
             [
-                f'<code id="claim-{_e(c.id)}">{breakable(c.id)}</code>',
+                Markup('<code id="claim-{}">{}</code>').format(c.id, breakable(c.id)),
                 t(lang, f"kind_{c.kind}"),
-                _e(c.statement[lang]),
+                c.statement[lang],
                 article_value,
                 _measured_cell(v, lang),
-                _e(claim_expected(c, lang)),
+                claim_expected(c, lang),
                 f"{_MARK[v.status]} {t(lang, _verdict_word(v))}",
             ]
         )
@@ -828,16 +852,16 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
     ):
         rows.append(
             [
-                f'<code title="{_e(g["name"])}">{breakable(name)}</code>',
-                f"<code>{breakable(launch)}</code>",
+                named_code(g["name"], name),
+                code(breakable(launch)),
                 fmt_bytes(smem),
                 fmt_num(regs),
                 fmt_num(threads),
                 fmt_pct(kineto),
                 fmt_pct(emulated),
                 fmt_pct(theo),
-                _e(g["theoretical_limit"]),
-                f"{g['count']}× ({_e(', '.join(sorted(set(g['where']))))})",
+                g["theoretical_limit"],
+                f"{g['count']}× ({', '.join(sorted(set(g['where'])))})",
             ]
         )
     return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0, extra={1, 2, 3, 4, 9}, narrow={8}, lang=lang)
@@ -866,9 +890,9 @@ def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
                 if point is None
                 else fmt_num(point.kernels)
                 if point.available
-                else f'<span title="{_e(point.reason)}">{t(lang, "skipped")}</span>'
+                else Markup('<span title="{}">{}</span>').format(point.reason, t(lang, "skipped"))
             )
-        rows.append([_e(title(lang, variant_id))] + cells)
+        rows.append([title(lang, variant_id)] + cells)
     caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
     # on a phone every other middle length folds away: the first and the last stay
     narrow = {i + 1 for i in range(1, len(seqs) - 1) if i % 2}
@@ -889,13 +913,11 @@ def training_table(snap: Snapshot, lang: str) -> str:
     for p in snap.training.points:
         forward = views.counts(snap.variants[p.variant]).get("kernels") if snap.variants[p.variant].available else None
         if not p.available:
-            rows.append(
-                [f'{_e(title(lang, p.variant))}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 4
-            )
+            rows.append([with_detail(title(lang, p.variant), t(lang, "unavailable"), "em")] + ["–"] * 4)
             continue
         rows.append(
             [
-                _e(title(lang, p.variant)),
+                title(lang, p.variant),
                 fmt_num(p.kernels),
                 fmt_num(p.gpu_activities),
                 fmt_us(p.device_us),
@@ -921,13 +943,9 @@ def autograd_capture(snap: Snapshot, lang: str) -> str:
 ARTICLE_VARIANTS = ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn")
 
 
-def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> str:
+def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> Markup:
     """A snapshot in one cell: device, dtype and shape (a link to its site), then its provenance."""
     p, c = snap.provenance, snap.config
-    head = f"{_e(p.device_name)} · {DTYPE_WORDS.get(c.dtype, c.dtype)} · {fmt_shape(c.shape)}"
-    head = f'<a href="{_e(href)}">{head}</a>' if href else head
-    if here:
-        head = f"<strong>{head}</strong>{paren(lang, t(lang, 'this_site'))}"
     extras = [
         s
         for s in (
@@ -936,30 +954,38 @@ def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> 
         )
         if s
     ]
-    detail = " · ".join(
-        [f"torch {_e(p.torch)}", _e(p.measured_at[:10])]
-        + ([f"<code>{_e(p.git_commit[:8])}</code>"] if p.git_commit else [])
-        + extras
+    label = templating.render(
+        "snapshot_label.html.j2",
+        href=href,
+        here=here,
+        device=p.device_name,
+        dtype=DTYPE_WORDS.get(c.dtype, c.dtype),
+        shape=fmt_shape(c.shape),
+        this_site=paren(lang, t(lang, "this_site")),
+        torch=p.torch,
+        date=p.measured_at[:10],
+        commit=(p.git_commit or "")[:8],
+        extras=extras,
     )
-    return f'{head}<br><span class="attn-detail">{detail}</span>'
+    return Markup(label)  # a cell of the devices table: HTML from the template above
 
 
 def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
     """Every measurement side by side, one row each, beside the article's quoted figures.
     `entries`: (snapshot, link to its site or None, whether this site is built from it);
     `metric`: device_us or kernels (kernels for a GPU, host ops for a CPU)."""
-    headers = [t(lang, "measurement")] + [_e(short_title(lang, v)) for v in ARTICLE_VARIANTS]
-    rows = []
+    headers = [t(lang, "measurement")] + [short_title(lang, v) for v in ARTICLE_VARIANTS]
+    rows: list[list[str]] = []
     for snap, href, here in entries:
-        row = [_snapshot_label(snap, href, here, lang)]
+        row: list[str] = [_snapshot_label(snap, href, here, lang)]
         for variant_id in ARTICLE_VARIANTS:
             result = snap.variants.get(variant_id)
             if result is None:
                 row.append("")
             elif not result.available:
+                reason = views.short_reason(result.unavailable_reason)
                 row.append(
-                    f'<span class="attn-na" title="{_e(views.short_reason(result.unavailable_reason))}">'
-                    f"{t(lang, 'unavailable_short')}</span>"
+                    Markup('<span class="attn-na" title="{}">{}</span>').format(reason, t(lang, "unavailable_short"))
                 )
             elif metric == "device_us":
                 row.append(
@@ -970,21 +996,16 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                 row.append(
                     fmt_num(c["kernels"])
                     if snap.provenance.device_kind == "cuda"
-                    else f'{fmt_num(c["cpu_ops"])}<span class="attn-detail">{t(lang, "ops_word")}</span>'
+                    else with_note(fmt_num(c["cpu_ops"]), t(lang, "ops_word"))
                 )
         rows.append(row)
     quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
-    label = f'{t(lang, "article")}<br><span class="attn-detail">{_e(article.SOURCE["gpu"])}</span>'
     rows.append(
-        [label]
+        [with_detail(t(lang, "article"), article.SOURCE["gpu"])]
         + [
             quoted(f"article.{'device_us' if metric == 'device_us' else 'kernels'}.{v}", lang)
             if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US)
-            else (
-                _e(fmt_us(quoted_values[v])) + f'<span class="attn-detail">{paren(lang, t(lang, "derived"))}</span>'
-                if v in quoted_values
-                else ""
-            )
+            else (with_note(fmt_us(quoted_values[v]), paren(lang, t(lang, "derived"))) if v in quoted_values else "")
             for v in ARTICLE_VARIANTS
         ]
     )
@@ -1061,7 +1082,7 @@ def counters_table(snap: Snapshot, lang: str) -> str:
             raise SnapshotError(f"field 'counters.variants.{variant_id}': no kernels")
         rows.append(
             [
-                _e(title(lang, variant_id)),
+                title(lang, variant_id),
                 fmt_num(s["kernels"]),
                 fmt_bytes(s["dram_read_bytes"]),
                 fmt_bytes(s["dram_write_bytes"]),
@@ -1111,12 +1132,12 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
             matched = matched and r["matched_kineto"]
             rows.append(
                 [
-                    _e(short_title(lang, variant_id)),
+                    short_title(lang, variant_id),
                     kernel_name(r["kineto_name"] or r["name"]),
                     fmt_pct(r["kineto_est_occupancy_pct"]),
                     fmt_pct(r["theoretical_occupancy_pct"]),
                     fmt_pct(r["achieved_occupancy_pct"]),
-                    _e(r["limiter"] or "–"),
+                    r["limiter"] or "–",
                     fmt_num(r["registers"]),
                     fmt_bytes(r["shared_memory_bytes"]),
                     fmt_pct(r["tensor_busy_pct"]),
