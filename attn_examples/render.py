@@ -85,12 +85,12 @@ MEASURED_MARK = "<!-- attn:measured -->"
 
 def build_source(snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False) -> str:
     """Where this build's numbers come from: measured by it, a live measurement an earlier build on
-    this machine took (reused), or the committed snapshot."""
+    this machine took (reused), or the committed snapshot. Text: whoever shows it escapes it."""
     if live and reused:
         return (
             t(lang, "reused_short")
             if short
-            else t(lang, "reused").format(date=_e(snap.provenance.measured_at[:16].replace("T", " ")))
+            else t(lang, "reused").format(date=snap.provenance.measured_at[:16].replace("T", " "))
         )
     return t(lang, ("live" if live else "snapshot") + ("_short" if short else ""))
 
@@ -100,33 +100,27 @@ def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reus
     the rest on demand (compute capability, versions, date, commit), a link to the legend of the
     check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
     p, c = snap.provenance, snap.config
-    device = f"<strong>{_e(p.device_name)}</strong>"
-    summary = (
-        f"{t(lang, 'measured_on')} {device} · {DTYPE_WORDS.get(c.dtype, _e(c.dtype))} "
-        f"{fmt_shape(c.shape)} · {build_source(snap, lang, live, reused, short=True)}"
-    )
     comma = ", " if lang == "en" else "，"
-    parts = [
-        _e(p.device_name)
-        + (
-            paren(lang, f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}")
-            if p.compute_capability
-            else ""
-        )
-    ]
-    parts.append(
-        _e(f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else ""))
-    )
-    parts.append(f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}")
-    parts.append(_e(p.measured_at[:10]))
-    if p.git_commit:
-        parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
-    parts.append(build_source(snap, lang, live, reused))
-    home = f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}"
-    links = f'<a href="{home}#marks">{t(lang, "marks_link")}</a> · <a href="{home}about/">{t(lang, "about_link")}</a>'
-    return (
-        f'<details class="attn-provenance" data-search-exclude{" open" if opened else ""}>'
-        f"<summary>{summary}</summary><p>{' · '.join(parts)}</p><p>{links}</p></details>"
+    sm = f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}"
+    versions = f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else "")
+    return templating.render(
+        "provenance.html.j2",
+        opened=opened,
+        measured_on=t(lang, "measured_on"),
+        device=p.device_name,
+        device_detail=paren(lang, sm) if p.compute_capability else "",
+        dtype_word=DTYPE_WORDS.get(c.dtype, c.dtype),
+        shape=fmt_shape(c.shape),
+        source_short=build_source(snap, lang, live, reused, short=True),
+        versions=versions,
+        layout=f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}",
+        date=p.measured_at[:10],
+        commit_word=t(lang, "commit"),
+        commit=(p.git_commit or "")[:8],
+        source=build_source(snap, lang, live, reused),
+        home=f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}",
+        marks_link=t(lang, "marks_link"),
+        about_link=t(lang, "about_link"),
     )
 
 
