@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Set
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from markupsafe import Markup, escape
 
@@ -279,13 +279,15 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
     """Every GPU activity of one forward, in launch order (or the host ops on a CPU snapshot)."""
     result = snap.variants[variant_id]
     if not result.available:
-        return (
-            f'<p class="attn-unavailable"><strong>{_e(title(lang, variant_id))}</strong>: '
-            f"{t(lang, 'unavailable')}: <code>{_e(result.unavailable_reason)}</code></p>"
+        return templating.render(
+            "variant_unavailable.html.j2",
+            variant=title(lang, variant_id),
+            unavailable=t(lang, "unavailable"),
+            reason=result.unavailable_reason,
         )
     rows = views.kernel_rows(result)
     if not rows:
-        return f"<p>{t(lang, 'cpu_note')}</p>" + cpu_ops_table(snap, variant_id, lang)
+        return paragraph(t(lang, "cpu_note")) + cpu_ops_table(snap, variant_id, lang)
     headers = [
         "#",
         t(lang, "kind"),
@@ -320,7 +322,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
                 full_name(r["name"]),
             ]
         )
-    caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
+    caption = paragraph(f"{title(lang, variant_id)} — {t(lang, 'per_forward')}", "attn-caption")
     return (
         caption
         + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2, extra={1, 4, 5, 6, 7, 10}, narrow={8}, lang=lang)
@@ -359,9 +361,30 @@ def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -
     return _table(headers, rows, numeric={1, 2, 3}, wide=0)
 
 
+class Aside(NamedTuple):
+    """The brackets of an aside after a word: " (" and ")" in English, full-width "（" and "）" with no
+    space in Chinese. A template puts markup between them; `paren` puts text."""
+
+    open: str
+    close: str
+
+
+_ASIDES = {"en": Aside(" (", ")"), "zh-TW": Aside("（", "）")}
+
+
+def aside(lang: str) -> Aside:
+    return _ASIDES["en" if lang == "en" else "zh-TW"]
+
+
 def paren(lang: str, inner: str) -> str:
     """An aside after a word: " (inner)" in English, "（inner）" with full-width brackets and no space in Chinese."""
-    return f" ({inner})" if lang == "en" else f"（{inner}）"
+    brackets = aside(lang)
+    return f"{brackets.open}{inner}{brackets.close}"
+
+
+def paragraph(text: str, css_class: str | None = None) -> str:
+    """A paragraph of text beside a table (its caption, a note), from its template."""
+    return templating.render("paragraph.html.j2", text=text, css_class=css_class)
 
 
 def colon(lang: str) -> str:
@@ -376,20 +399,19 @@ def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
     if result.profile is None:
         return ""
     name = result.profile.trace_file.split("/")[-1]
-    href = f"{SITE_ROOT}traces/{snap.device_slug}/{name}"
-    perfetto = f'{t(lang, "open_in_perfetto")}{colon(lang)}<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>'
-    messages = " ".join(
-        f'data-{key}="{_e(t(lang, "perfetto_" + key))}"' for key in ("opening", "sent", "blocked", "failed")
-    )
-    button = (
-        f'<button type="button" class="attn-perfetto" hidden title="{_e(t(lang, "perfetto_title"))}" '
-        f'data-trace-title="{_e(title(lang, variant_id) + " · " + snap.provenance.device_name)}" '
-        f'data-file="{_e(name)}" {messages}>{_e(t(lang, "perfetto_button"))}</button>'
-        '<span class="attn-perfetto-status" role="status"></span>'
-    )
-    return (
-        f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
-        f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span>{button}</p>'
+    return templating.render(
+        "trace_link.html.j2",
+        href=f"{SITE_ROOT}traces/{snap.device_slug}/{name}",
+        download=t(lang, "download_trace"),
+        aside=aside(lang),
+        open_in_perfetto=t(lang, "open_in_perfetto"),
+        colon=colon(lang),
+        button=t(lang, "perfetto_button"),
+        button_title=t(lang, "perfetto_title"),
+        trace_title=f"{title(lang, variant_id)} · {snap.provenance.device_name}",
+        file=name,
+        # what the button says while it works (docs/javascripts/timeline.js reads them)
+        messages={key: t(lang, f"perfetto_{key}") for key in ("opening", "sent", "blocked", "failed")},
     )
 
 
@@ -887,7 +909,10 @@ def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
                 else Markup('<span title="{}">{}</span>').format(point.reason, t(lang, "skipped"))
             )
         rows.append([title(lang, variant_id)] + cells)
-    caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
+    caption = paragraph(
+        f"{t(lang, 'kernels')} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}",
+        "attn-caption",
+    )
     # on a phone every other middle length folds away: the first and the last stay
     narrow = {i + 1 for i in range(1, len(seqs) - 1) if i % 2}
     return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)), narrow=narrow, lang=lang)
@@ -1140,7 +1165,7 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
                     fmt_us(r["duration_us"]),
                 ]
             )
-    note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
+    note = paragraph(t(lang, "match_note" if matched else "match_broken"), "attn-caption")
     return (
         _table(
             headers,
