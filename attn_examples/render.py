@@ -437,28 +437,40 @@ def article_table(snap: Snapshot, lang: str) -> str:
             ]
         )
     src = article.SOURCE
-    note = (
-        f'<p class="attn-caption">{t(lang, "source")}{colon(lang)}<a href="{src["url"]}">{_e(src["title"])}</a>'
-        f"{paren(lang, ', '.join([_e(src['publisher']), src['date'], _e(src['gpu'])]))}</p>"
+    notes = templating.render(
+        "article_notes.html.j2",
+        colon=colon(lang),
+        semicolon="; " if lang == "en" else "；",
+        stop=_stop(lang),
+        col_article=t(lang, "col_article"),
+        quoted=t(lang, "quoted"),
+        col_here=t(lang, "col_here"),
+        ours=t(lang, "ours"),
+        source=t(lang, "source"),
+        url=src["url"],
+        title=src["title"],
+        published=paren(lang, ", ".join([src["publisher"], src["date"], src["gpu"]])),
     )
-    note = (
-        f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}; '
-        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}.</p>"
-        if lang == "en"
-        else f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}；'
-        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}。</p>"
-    ) + note
-    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + note
+    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + notes
+
+
+def _stop(lang: str) -> str:
+    """The full stop that ends a sentence: "." in English, "。" in Chinese."""
+    return "." if lang == "en" else "。"
 
 
 def dispatch_note(snap: Snapshot, lang: str) -> str:
     d = snap.dispatch
     if d.auto_backend is None:
         return ""
-    end = "." if lang == "en" else "。"
-    return (
-        f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong>'
-        f"{paren(lang, t(lang, 'evidence') + ' <code>' + _e(d.evidence) + '</code>')}{end}</p>"
+    return templating.render(
+        "dispatch_note.html.j2",
+        ran=t(lang, "auto_backend"),
+        backend=d.auto_backend,
+        aside=aside(lang),
+        read_from=t(lang, "evidence"),
+        evidence=d.evidence,
+        stop=_stop(lang),
     )
 
 
