@@ -650,35 +650,41 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 def drift_block(report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str) -> str:
     """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
     that there is no baseline. The findings are the check's own words (English in both languages)."""
-
-    def box(kind: str, title: str, body: str) -> str:
-        return f'<div class="admonition {kind}"><p class="admonition-title">{title}</p>{body}</div>'
-
     if report is None:
-        return box(
-            "info",
-            t(lang, "drift_no_baseline_title"),
-            f"<p>{t(lang, 'drift_no_baseline').format(slug=f'<code>snapshots/{_e(slug)}</code>')}</p>",
-        )
-    where = f"<code>{_e(report.baseline)}</code>"
-    if is_baseline:
-        return box(
-            "info", t(lang, "drift_is_baseline_title"), f"<p>{t(lang, 'drift_is_baseline').format(where=where)}</p>"
-        )
-    if report.unlike:
-        return box(
-            "note",
-            t(lang, "drift_unlike_title"),
-            f'<p>{t(lang, "drift_unlike").format(where=where)} <q lang="en">{_e(report.unlike)}</q></p>',
-        )
-    if not report.problems:
-        return box("success", t(lang, "drift_none_title"), f"<p>{t(lang, 'drift_none').format(where=where)}</p>")
-    items = "".join(f"<li>{_e(problem)}</li>" for problem in report.problems)
-    return box(
-        "failure",
-        t(lang, "drift_found_title").format(n=len(report.problems)),
-        f'<p>{t(lang, "drift_found").format(where=where)}</p><ul lang="en">{items}</ul>',
+        kind, key, where, problems = "info", "drift_no_baseline", f"snapshots/{slug}", []
+        before, after = _around(t(lang, key), "slug")
+        # this translation carries markup of its own (<code>attn-examples accept</code>)
+        before, after = Markup(before), Markup(after)
+    else:
+        if is_baseline:
+            kind, key = "info", "drift_is_baseline"
+        elif report.unlike:
+            kind, key = "note", "drift_unlike"
+        elif not report.problems:
+            kind, key = "success", "drift_none"
+        else:
+            kind, key = "failure", "drift_found"
+        where, problems = report.baseline, report.problems if key == "drift_found" else []
+        before, after = _around(t(lang, key), "where")
+    return templating.render(
+        "drift.html.j2",
+        kind=kind,
+        title=t(lang, f"{key}_title").format(n=len(problems)),
+        before=before,
+        where=where,
+        after=after,
+        unlike=report.unlike if report is not None and key == "drift_unlike" else None,
+        problems=problems,
     )
+
+
+def _around(sentence: str, name: str) -> tuple[str, str]:
+    """A translated sentence split where it names `{name}`: a template puts markup there, and the
+    words on either side stay text."""
+    before, found, after = sentence.partition("{" + name + "}")
+    if not found:
+        raise KeyError(f"the sentence {sentence!r} has no {{{name}}}")
+    return before, after
 
 
 _MARK = {"pass": "✓", "fail": "✗", "unsure": "?", "n/a": "–"}
