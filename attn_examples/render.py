@@ -1,12 +1,15 @@
 """Stage 3: turn a snapshot into HTML tables, provenance lines and prose values (no torch).
 
 Every function is pure: snapshot (+ language) in, text out. Numbers are formatted here and
-nowhere else, so both languages show byte-identical numbers.
+nowhere else, so both languages show byte-identical numbers. This module is the data side: it picks
+the rows, the words and the numbers; each block's markup is a template (attn_examples/templates,
+rendered by attn_examples.templating), which escapes every value it is given. The fragments of one
+tag that fill a table cell (a name in <code>, a quoted figure) are `Markup.format` here, which
+escapes its arguments the same way.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Set
 from typing import Any, Literal, NamedTuple
@@ -69,10 +72,6 @@ def _giga(value: float | None) -> str:
 
 def fmt_sci(value: float | None) -> str:
     return "–" if value is None else f"{value:.1e}"
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
 
 
 # ---- provenance --------------------------------------------------------------------------------
@@ -638,9 +637,11 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 
     if hardware.available(snap):
         return counters_source(snap, lang) + counters_command(snap, lang)
-    return (
-        f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
-        f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_how')}</p></div>"
+    return templating.render(
+        "counters_missing.html.j2",
+        title=t(lang, "counters_missing"),
+        why=hardware.why_unavailable(snap),
+        how=t(lang, "counters_how"),
     )
 
 
@@ -969,11 +970,12 @@ def autograd_capture(snap: Snapshot, lang: str) -> str:
     if snap.training is None:
         return ""
     a = snap.training.inplace_autograd
-    if a.raised:
-        return f'<pre class="attn-captured"><code>{_e(a.error)}</code></pre>'
-    return (
-        f'<pre class="attn-captured"><code>backward() through naive_attention_inplace: {t(lang, "no_error")}\n'
-        f"max |grad(masked_fill) - grad(masked_fill_)| = {a.max_abs_grad_diff!r}</code></pre>"
+    return templating.render(
+        "autograd_capture.html.j2",
+        raised=a.raised,
+        error=a.error,
+        no_error=t(lang, "no_error"),
+        max_diff=repr(a.max_abs_grad_diff),
     )
 
 
@@ -1056,7 +1058,7 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
 def _counters_missing(snap: Snapshot, lang: str) -> str:
     from attn_examples import hardware
 
-    return f'<p class="attn-unavailable">{t(lang, "counters_missing")}: {_e(hardware.why_unavailable(snap))}</p>'
+    return paragraph(f"{t(lang, 'counters_missing')}: {hardware.why_unavailable(snap)}", "attn-unavailable")
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:
@@ -1067,12 +1069,14 @@ def counters_source(snap: Snapshot, lang: str) -> str:
     c = snap.counters
     if c is None:
         raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
-    parts = [f"{t(lang, 'counters_tool')} {_e(hardware.tool_name(snap))}"]
-    if c.measured_at:
-        parts.append(_e(c.measured_at[:10]))
-    if c.git_commit:
-        parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
-    return f'<p class="attn-caption">{" · ".join(parts)}</p>'
+    return templating.render(
+        "counters_source.html.j2",
+        read_by=t(lang, "counters_tool"),
+        tool=hardware.tool_name(snap),
+        date=(c.measured_at or "")[:10],
+        commit_word=t(lang, "commit"),
+        commit=(c.git_commit or "")[:8],
+    )
 
 
 def counters_command(snap: Snapshot, lang: str) -> str:
@@ -1082,10 +1086,7 @@ def counters_command(snap: Snapshot, lang: str) -> str:
     counters = hardware.measured_counters(snap)
     if counters is None:
         return ""
-    return (
-        f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
-        f"<pre><code>{_e(counters.command)}</code></pre></details>"
-    )
+    return templating.render("counters_command.html.j2", summary=t(lang, "counters_command"), command=counters.command)
 
 
 def counters_table(snap: Snapshot, lang: str) -> str:
