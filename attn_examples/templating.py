@@ -6,6 +6,11 @@ says so by being a `markupsafe.Markup`. Strict: a value a template names but is 
 error, not an empty string. Created on first use and kept for the process, so each template is
 compiled once (Jinja still checks a template's file before reusing it, so `mkdocs serve` shows an
 edited one).
+
+The templates are written one element a line, for reading, and render with no whitespace between
+tags, as the blocks always have (a line break between two Chinese characters would even be taken
+out by the zh-TW page hook): a line's break goes with a `-` on the tag that follows it (`{%- if %}`,
+`{#- why -#}`, or `{{- "" }}` before a line that starts with markup).
 """
 
 from __future__ import annotations
