@@ -16,9 +16,10 @@ out by the zh-TW page hook): a line's break goes with a `-` on the tag that foll
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 # Where the templates live: a package and the folder inside it. The one place to change when they move.
 TEMPLATES = ("attn_examples", "templates")
@@ -26,6 +27,8 @@ TEMPLATES = ("attn_examples", "templates")
 
 @functools.cache
 def environment() -> jinja2.Environment:
+    import jinja2  # here, not at import: a command that renders no HTML never loads Jinja (20 ms)
+
     return jinja2.Environment(
         loader=jinja2.PackageLoader(*TEMPLATES),
         autoescape=True,
@@ -37,6 +40,7 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, **values: Any) -> str:
-    """A block of HTML from its template. Plain `str`, as the site's helpers have always returned:
-    a caller that nests it in another template wraps it in `Markup` where it does so."""
+    """A block of HTML from its template. A plain `str`, as the site's helpers have always returned: a
+    `Markup` would escape the page HTML that a hook joins it to with `+`. A caller that nests the block
+    in another template wraps it in `Markup` there."""
     return environment().get_template(template).render(values)
