@@ -2,11 +2,12 @@
 change to any of them is served, and what the reused work serves equals a fresh build.
 
 The serve test runs `mkdocs serve --strict` in a copy of the checkout (benchmarks/authoring.py's),
-edits a page, a claim, a snippet, a committed snapshot and a module of the package, and after each
-waits for the rebuild and reads the page that shows the change. Then a fresh `mkdocs build` of the
-edited copy must give every page the same article and each language the same search index as the
-server gave after its rebuilds: nothing it keeps from one rebuild to the next may go stale. The
-server's own report of each rebuild says what it reused: after the prose edit, all but that page.
+edits a page, a claim, a snippet, a committed snapshot, a module of the package and one of its HTML
+templates, and after each waits for the rebuild and reads the page that shows the change. Then a
+fresh `mkdocs build` of the edited copy must give every page the same article and each language the
+same search index as the server gave after its rebuilds: nothing it keeps from one rebuild to the
+next may go stale. The server's own report of each rebuild says what it reused: after the prose
+edit, all but that page.
 """
 
 from __future__ import annotations
@@ -74,8 +75,15 @@ EDITS = [
     (
         "module",
         "attn_examples/render/blocks.py",
-        'head = f"{_e(p.device_name)} · ',
-        'head = f"zqxmodule {_e(p.device_name)} · ',
+        'this_site=paren(lang, t(lang, "this_site")),',
+        'this_site=paren(lang, "zqxmodule " + t(lang, "this_site")),',
+        "devices/",
+    ),
+    (
+        "template",
+        "attn_examples/render/templates/snapshot_label.html.j2",
+        '<span class="attn-detail">torch {{ torch }}',
+        '<span class="attn-detail">zqxtemplate torch {{ torch }}',
         "devices/",
     ),
 ]

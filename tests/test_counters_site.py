@@ -62,8 +62,21 @@ def test_the_source_line_names_the_reader_in_both_languages(with_report: Path) -
     assert "從 ncu 匯出的 CSV 讀取報告" in render.counters_source(by_csv, "zh-TW")
 
 
-def test_a_snapshot_without_a_report_gets_no_link_and_no_reader() -> None:
-    snap = load_snapshot(H200)  # committed before the report was kept
+@pytest.fixture(scope="module")
+def without_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the H200 snapshot as its counters were kept before the report was: no reader, no report."""
+    folder = tmp_path_factory.mktemp("bare") / "nvidia-h200"
+    shutil.copytree(H200, folder)
+    snap = load_snapshot(folder)
+    data = snap.to_dict()
+    data["counters"].update(reader=None, reader_fallback=None, report_file=None)
+    shutil.rmtree(folder / "counters")
+    write_snapshot(data, snap.trace_blobs(), folder)
+    return folder
+
+
+def test_a_snapshot_without_a_report_gets_no_link_and_no_reader(without_report: Path) -> None:
+    snap = load_snapshot(without_report)
     assert render.published_report(snap) is None
     for lang in ("en", "zh-TW"):
         status = render.counters_status(snap, lang)
@@ -74,12 +87,12 @@ def test_a_snapshot_without_a_report_gets_no_link_and_no_reader() -> None:
 
 
 def test_the_build_hook_publishes_the_report_decompressed_and_nothing_without_one(
-    with_report: Path, tmp_path: Path
+    with_report: Path, without_report: Path, tmp_path: Path
 ) -> None:
     snap = load_snapshot(with_report)
     measurement_hooks._publish_report(snap, tmp_path / "site")
     assert (tmp_path / "site" / render.published_report(snap)).read_bytes() == REPORT
-    measurement_hooks._publish_report(load_snapshot(H200), tmp_path / "bare")
+    measurement_hooks._publish_report(load_snapshot(without_report), tmp_path / "bare")
     assert not (tmp_path / "bare").exists()
 
 

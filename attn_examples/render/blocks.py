@@ -1,18 +1,23 @@
 """Stage 3: turn a snapshot into HTML tables, provenance lines and prose values (no torch).
 
 Every function is pure: snapshot (+ language) in, text out. Numbers are formatted here and
-nowhere else, so both languages show byte-identical numbers.
+nowhere else, so both languages show byte-identical numbers. This module is the data side: it picks
+the rows, the words and the numbers; each block's markup is a template (attn_examples/render/templates,
+rendered by attn_examples.render.templating), which escapes every value it is given. The fragments of one
+tag that fill a table cell (a name in <code>, a quoted figure) are `Markup.format` here, which
+escapes its arguments the same way.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Set
-from typing import Any
+from typing import Any, Literal, NamedTuple
+
+from markupsafe import Markup, escape
 
 from attn_examples.claims import check as claims
-from attn_examples.render import article, metrics, prose, views
+from attn_examples.render import article, metrics, prose, templating, views
 from attn_examples.render.i18n import t, title
 from attn_examples.render.views import short_kernel_name
 from attn_examples.snapshot.schema import Snapshot, SnapshotError
@@ -70,10 +75,6 @@ def fmt_sci(value: float | None) -> str:
     return "–" if value is None else f"{value:.1e}"
 
 
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
 # ---- provenance --------------------------------------------------------------------------------
 
 # Left by every measured block (attn_examples.site.build.Page) in its HTML; the build's page hook
@@ -84,12 +85,12 @@ MEASURED_MARK = "<!-- attn:measured -->"
 
 def build_source(snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False) -> str:
     """Where this build's numbers come from: measured by it, a live measurement an earlier build on
-    this machine took (reused), or the committed snapshot."""
+    this machine took (reused), or the committed snapshot. Text: whoever shows it escapes it."""
     if live and reused:
         return (
             t(lang, "reused_short")
             if short
-            else t(lang, "reused").format(date=_e(snap.provenance.measured_at[:16].replace("T", " ")))
+            else t(lang, "reused").format(date=snap.provenance.measured_at[:16].replace("T", " "))
         )
     return t(lang, ("live" if live else "snapshot") + ("_short" if short else ""))
 
@@ -99,33 +100,27 @@ def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reus
     the rest on demand (compute capability, versions, date, commit), a link to the legend of the
     check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
     p, c = snap.provenance, snap.config
-    device = f"<strong>{_e(p.device_name)}</strong>"
-    summary = (
-        f"{t(lang, 'measured_on')} {device} · {DTYPE_WORDS.get(c.dtype, _e(c.dtype))} "
-        f"{fmt_shape(c.shape)} · {build_source(snap, lang, live, reused, short=True)}"
-    )
     comma = ", " if lang == "en" else "，"
-    parts = [
-        _e(p.device_name)
-        + (
-            paren(lang, f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}")
-            if p.compute_capability
-            else ""
-        )
-    ]
-    parts.append(
-        _e(f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else ""))
-    )
-    parts.append(f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}")
-    parts.append(_e(p.measured_at[:10]))
-    if p.git_commit:
-        parts.append(f"{t(lang, 'commit')} <code>{_e(p.git_commit[:8])}</code>")
-    parts.append(build_source(snap, lang, live, reused))
-    home = f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}"
-    links = f'<a href="{home}#marks">{t(lang, "marks_link")}</a> · <a href="{home}about/">{t(lang, "about_link")}</a>'
-    return (
-        f'<details class="attn-provenance" data-search-exclude{" open" if opened else ""}>'
-        f"<summary>{summary}</summary><p>{' · '.join(parts)}</p><p>{links}</p></details>"
+    sm = f"sm {p.compute_capability}{comma}{p.sm_count} {t(lang, 'sms')}"
+    versions = f"torch {p.torch}" + (f" · CUDA {p.cuda}" if p.cuda else "") + (f" · cuDNN {p.cudnn}" if p.cudnn else "")
+    return templating.render(
+        "provenance.html.j2",
+        opened=opened,
+        measured_on=t(lang, "measured_on"),
+        device=p.device_name,
+        device_detail=paren(lang, sm) if p.compute_capability else "",
+        dtype_word=DTYPE_WORDS.get(c.dtype, c.dtype),
+        shape=fmt_shape(c.shape),
+        source_short=build_source(snap, lang, live, reused, short=True),
+        versions=versions,
+        layout=f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}",
+        date=p.measured_at[:10],
+        commit_word=t(lang, "commit"),
+        commit=(p.git_commit or "")[:8],
+        source=build_source(snap, lang, live, reused),
+        home=f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}",
+        marks_link=t(lang, "marks_link"),
+        about_link=t(lang, "about_link"),
     )
 
 
@@ -149,49 +144,42 @@ def _table(
     folded behind an "all columns" switch; `narrow` columns are folded only on narrow screens;
     `group` is an optional first header row of (label, span); `kind` marks a table that carries its
     provenance in its rows (the devices table). The switch is a checkbox, so it works without script
-    and from the keyboard."""
+    and from the keyboard. A cell is text, escaped by the template, unless it is `Markup`."""
 
-    def cls(i: int, cell: str) -> str:
+    def classes(i: int, cell: str) -> str:
         names = (["num"] if i in numeric else ["wide"] if i == wide and cell == "td" else []) + (
             ["x"] if i in extra else ["n"] if i in narrow else []
         )
-        return f' class="{" ".join(names)}"' if names else ""
+        return " ".join(names)
 
-    top = ""
-    if group:
-        top = (
-            "<tr>"
-            + "".join(
-                f'<th scope="colgroup" colspan="{span}"{" class=grp" if label else ""}>{label}</th>'
-                for label, span in group
-            )
-            + "</tr>"
-        )
-    head = "".join(f'<th scope="col"{cls(i, "th")}>{h}</th>' for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f"<td{cls(i, 'td')}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows
-    )
-    data = f' data-kind="{kind}"' if kind else ""
-    switch = ""
-    if extra or narrow:
-        data += f' data-extra="{len(extra)}"'
-        switch = (
-            f'<label class="attn-all"><input type="checkbox"> {t(lang, "all_columns")}'
-            f"{paren(lang, '+' + str(len(extra) + len(narrow)))}</label>"
-        )
-    return (
-        f'<div class="attn-table"{data}>{switch}<table><thead>{top}<tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
+    columns = range(max([len(headers)] + [len(row) for row in rows]))
+    th, td = [classes(i, "th") for i in columns], [classes(i, "td") for i in columns]
+    folded = bool(extra or narrow)
+    return templating.render(
+        "table.html.j2",
+        kind=kind,
+        folded=folded,
+        extra_count=len(extra),
+        all_columns=t(lang, "all_columns") if folded else "",
+        folded_count=paren(lang, f"+{len(extra) + len(narrow)}"),
+        group=group,
+        headers=list(zip(headers, th)),
+        rows=[list(zip(row, td)) for row in rows],
     )
 
 
 _BREAK = re.compile(r"(?<=[_:,/\-])(?=[^_:,/\-])|(?<=[a-z0-9])(?=[A-Z][a-z])|(?=<)")
 
 
-def breakable(text: str) -> str:
-    """Escaped text that may wrap only between words of an identifier (after _ :: , / -, before a
-    capital in camelCase or a template bracket), never inside one."""
-    return "<wbr>".join(_e(part) for part in _BREAK.split(text))
+def breakable(text: str) -> Markup:
+    """Text that may wrap only between words of an identifier (after _ :: , / -, before a capital in
+    camelCase or a template bracket), never inside one: its words escaped, a <wbr> between them."""
+    return Markup("<wbr>").join(_BREAK.split(text))
+
+
+def code(inner: str) -> Markup:
+    """Inline code in a cell or a sentence: a one-element fragment (no template: it is one tag)."""
+    return Markup("<code>{}</code>").format(inner)
 
 
 _NAMESPACE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*::)+")
@@ -208,13 +196,34 @@ def display_name(name: str, limit: int = 64) -> str:
     return short[: cut if cut > limit // 2 else limit] + "…"
 
 
-def kernel_name(name: str, limit: int = 64) -> str:
+def kernel_name(name: str, limit: int = 64) -> Markup:
     """A kernel name as a table shows it: short, wrapping between words, the full name on hover."""
-    return f'<code title="{_e(name)}">{breakable(display_name(name, limit))}</code>'
+    return named_code(name, display_name(name, limit))
 
 
-def full_name(name: str) -> str:
-    return f'<code class="attn-full">{_e(name)}</code>'
+def named_code(name: str, shown: str) -> Markup:
+    """A name shortened for a cell, wrapping between words, the whole of it on hover."""
+    return Markup('<code title="{}">{}</code>').format(name, breakable(shown))
+
+
+def full_name(name: str) -> Markup:
+    return Markup('<code class="attn-full">{}</code>').format(name)
+
+
+_DETAIL = {
+    "em": Markup('{}<br><em class="attn-detail">{}</em>'),
+    "span": Markup('{}<br><span class="attn-detail">{}</span>'),
+}
+
+
+def with_detail(head: str, detail: str, tag: Literal["em", "span"] = "span") -> Markup:
+    """A cell's main text with a quieter line under it (why a variant is missing, where a row comes from)."""
+    return _DETAIL[tag].format(head, detail)
+
+
+def with_note(head: str, note: str) -> Markup:
+    """A cell's value with a quieter word right after it (what was counted, where a figure comes from)."""
+    return Markup('{}<span class="attn-detail">{}</span>').format(head, note)
 
 
 def _tc(lang: str, flag: bool | None) -> str:
@@ -241,10 +250,10 @@ def summary_table(snap: Snapshot, lang: str) -> str:
     ]
     rows = []
     for row in views.summary_rows(snap):
-        name = _e(title(lang, row["id"]))
+        name = title(lang, row["id"])
         if not row["available"]:
             # said under the name, not in a number column it would widen
-            rows.append([f'{name}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 10)
+            rows.append([with_detail(name, t(lang, "unavailable"), "em")] + ["–"] * 10)
             continue
         rows.append(
             [
@@ -270,13 +279,15 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
     """Every GPU activity of one forward, in launch order (or the host ops on a CPU snapshot)."""
     result = snap.variants[variant_id]
     if not result.available:
-        return (
-            f'<p class="attn-unavailable"><strong>{_e(title(lang, variant_id))}</strong>: '
-            f"{t(lang, 'unavailable')}: <code>{_e(result.unavailable_reason)}</code></p>"
+        return templating.render(
+            "variant_unavailable.html.j2",
+            variant=title(lang, variant_id),
+            unavailable=t(lang, "unavailable"),
+            reason=result.unavailable_reason,
         )
     rows = views.kernel_rows(result)
     if not rows:
-        return f"<p>{t(lang, 'cpu_note')}</p>" + cpu_ops_table(snap, variant_id, lang)
+        return paragraph(t(lang, "cpu_note")) + cpu_ops_table(snap, variant_id, lang)
     headers = [
         "#",
         t(lang, "kind"),
@@ -301,7 +312,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
                 str(r["position"]),
                 r["kind"],
                 kernel_name(r["name"]),
-                f"<code>{breakable(r['launch_api'])}</code>" if r["launch_api"] else "–",
+                code(breakable(r["launch_api"])) if r["launch_api"] else "–",
                 dims(r["grid"]),
                 dims(r["block"]),
                 fmt_num(r["registers_per_thread"]),
@@ -311,7 +322,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
                 full_name(r["name"]),
             ]
         )
-    caption = f'<p class="attn-caption">{_e(title(lang, variant_id))} — {t(lang, "per_forward")}</p>'
+    caption = paragraph(f"{title(lang, variant_id)} — {t(lang, 'per_forward')}", "attn-caption")
     return (
         caption
         + _table(headers, body, numeric={0, 6, 7, 8, 9}, wide=2, extra={1, 4, 5, 6, 7, 10}, narrow={8}, lang=lang)
@@ -328,11 +339,11 @@ def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
         return kernel_table(snap, variant_id, lang)
     rows = [
         [
-            _e(ROLE_WORDS[lang].get(g["role"], g["role"])),
+            ROLE_WORDS[lang].get(g["role"], g["role"]),
             fmt_num(g["kernels"]),
             ", ".join(str(p) for p in g["positions"]),
             fmt_us(g["dur_us"]),
-            "<br>".join(kernel_name(n) for n in g["names"]),
+            Markup("<br>").join(kernel_name(n) for n in g["names"]),
         ]
         for g in views.role_rows(result)
     ]
@@ -343,16 +354,37 @@ def roles_table(snap: Snapshot, variant_id: str, lang: str) -> str:
 def cpu_ops_table(snap: Snapshot, variant_id: str, lang: str, limit: int = 12) -> str:
     result = snap.variants[variant_id]
     rows = [
-        [f"<code>{breakable(r['name'])}</code>", fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
+        [code(breakable(r["name"])), fmt_num(r["count"]), fmt_us(r["self_us"]), fmt_us(r["total_us"])]
         for r in views.cpu_op_rows(result, limit=limit)
     ]
     headers = [t(lang, "op"), t(lang, "count"), t(lang, "self"), t(lang, "total")]
     return _table(headers, rows, numeric={1, 2, 3}, wide=0)
 
 
+class Aside(NamedTuple):
+    """The brackets of an aside after a word: " (" and ")" in English, full-width "（" and "）" with no
+    space in Chinese. A template puts markup between them; `paren` puts text."""
+
+    open: str
+    close: str
+
+
+_ASIDES = {"en": Aside(" (", ")"), "zh-TW": Aside("（", "）")}
+
+
+def aside(lang: str) -> Aside:
+    return _ASIDES["en" if lang == "en" else "zh-TW"]
+
+
 def paren(lang: str, inner: str) -> str:
     """An aside after a word: " (inner)" in English, "（inner）" with full-width brackets and no space in Chinese."""
-    return f" ({inner})" if lang == "en" else f"（{inner}）"
+    brackets = aside(lang)
+    return f"{brackets.open}{inner}{brackets.close}"
+
+
+def paragraph(text: str, css_class: str | None = None) -> str:
+    """A paragraph of text beside a table (its caption, a note), from its template."""
+    return templating.render("paragraph.html.j2", text=text, css_class=css_class)
 
 
 def colon(lang: str) -> str:
@@ -367,20 +399,19 @@ def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
     if result.profile is None:
         return ""
     name = result.profile.trace_file.split("/")[-1]
-    href = f"{SITE_ROOT}traces/{snap.device_slug}/{name}"
-    perfetto = f'{t(lang, "open_in_perfetto")}{colon(lang)}<a href="https://ui.perfetto.dev">ui.perfetto.dev</a>'
-    messages = " ".join(
-        f'data-{key}="{_e(t(lang, "perfetto_" + key))}"' for key in ("opening", "sent", "blocked", "failed")
-    )
-    button = (
-        f'<button type="button" class="attn-perfetto" hidden title="{_e(t(lang, "perfetto_title"))}" '
-        f'data-trace-title="{_e(title(lang, variant_id) + " · " + snap.provenance.device_name)}" '
-        f'data-file="{_e(name)}" {messages}>{_e(t(lang, "perfetto_button"))}</button>'
-        '<span class="attn-perfetto-status" role="status"></span>'
-    )
-    return (
-        f'<p class="attn-trace"><a href="{_e(href)}" download>{t(lang, "download_trace")}</a>'
-        f'<span class="attn-perfetto-manual">{paren(lang, perfetto)}</span>{button}</p>'
+    return templating.render(
+        "trace_link.html.j2",
+        href=f"{SITE_ROOT}traces/{snap.device_slug}/{name}",
+        download=t(lang, "download_trace"),
+        aside=aside(lang),
+        open_in_perfetto=t(lang, "open_in_perfetto"),
+        colon=colon(lang),
+        button=t(lang, "perfetto_button"),
+        button_title=t(lang, "perfetto_title"),
+        trace_title=f"{title(lang, variant_id)} · {snap.provenance.device_name}",
+        file=name,
+        # what the button says while it works (docs/javascripts/timeline.js reads them)
+        messages={key: t(lang, f"perfetto_{key}") for key in ("opening", "sent", "blocked", "failed")},
     )
 
 
@@ -396,7 +427,7 @@ def article_table(snap: Snapshot, lang: str) -> str:
         ours = row if row["available"] else {}
         rows.append(
             [
-                _e(title(lang, vid)),
+                title(lang, vid),
                 fmt_num(article.KERNELS.get(vid)),
                 fmt_num(ours["kernels"] + ours["memcpys"]) if ours else "–",
                 fmt_us(article.QUOTED_DEVICE_US.get(vid)),
@@ -406,28 +437,40 @@ def article_table(snap: Snapshot, lang: str) -> str:
             ]
         )
     src = article.SOURCE
-    note = (
-        f'<p class="attn-caption">{t(lang, "source")}{colon(lang)}<a href="{src["url"]}">{_e(src["title"])}</a>'
-        f"{paren(lang, ', '.join([_e(src['publisher']), src['date'], _e(src['gpu'])]))}</p>"
+    notes = templating.render(
+        "article_notes.html.j2",
+        colon=colon(lang),
+        semicolon="; " if lang == "en" else "；",
+        stop=_stop(lang),
+        col_article=t(lang, "col_article"),
+        quoted=t(lang, "quoted"),
+        col_here=t(lang, "col_here"),
+        ours=t(lang, "ours"),
+        source=t(lang, "source"),
+        url=src["url"],
+        title=src["title"],
+        published=paren(lang, ", ".join([src["publisher"], src["date"], src["gpu"]])),
     )
-    note = (
-        f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}; '
-        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}.</p>"
-        if lang == "en"
-        else f'<p class="attn-caption">{t(lang, "col_article")}{colon(lang)}{t(lang, "quoted")}；'
-        f"{t(lang, 'col_here')}{colon(lang)}{t(lang, 'ours')}。</p>"
-    ) + note
-    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + note
+    return _table(headers, rows, numeric={1, 2, 3, 4, 5, 6}, narrow={5, 6}, lang=lang, group=group) + notes
+
+
+def _stop(lang: str) -> str:
+    """The full stop that ends a sentence: "." in English, "。" in Chinese."""
+    return "." if lang == "en" else "。"
 
 
 def dispatch_note(snap: Snapshot, lang: str) -> str:
     d = snap.dispatch
     if d.auto_backend is None:
         return ""
-    end = "." if lang == "en" else "。"
-    return (
-        f'<p class="attn-dispatch">{t(lang, "auto_backend")} <strong>{_e(d.auto_backend)}</strong>'
-        f"{paren(lang, t(lang, 'evidence') + ' <code>' + _e(d.evidence) + '</code>')}{end}</p>"
+    return templating.render(
+        "dispatch_note.html.j2",
+        ran=t(lang, "auto_backend"),
+        backend=d.auto_backend,
+        aside=aside(lang),
+        read_from=t(lang, "evidence"),
+        evidence=d.evidence,
+        stop=_stop(lang),
     )
 
 
@@ -530,7 +573,7 @@ def limit_words(lang: str, limit: str) -> str:
 _PLAIN_QUOTES = (".gpu", ".gpu_short", ".date", ".compute_capability")  # words, not names in code
 
 
-def quoted(key: str, lang: str) -> str:
+def quoted(key: str, lang: str) -> Markup:
     """A figure quoted from the article or a paper: the source's own text, labelled as a quotation."""
     q = article.quote(key)
     source = t(lang, "quoted_article" if key.startswith("article.") else "quoted_paper").format(
@@ -539,28 +582,32 @@ def quoted(key: str, lang: str) -> str:
     shown = q.display()
     is_name = isinstance(q.value, str) and not q.unit and not key.endswith(_PLAIN_QUOTES)
     if isinstance(q.value, str) and q.value in VARIANTS:  # the article's winner, named like ours
-        inner = _e(short_title(lang, q.value))
+        inner: str = short_title(lang, q.value)
     else:
-        inner = f"<code>{_e(shown)}</code>" if is_name else _e(shown)
-    return f'<span class="attn-quoted" title="{_e(source)}">{inner}</span>'
+        inner = code(shown) if is_name else shown
+    return Markup('<span class="attn-quoted" title="{}">{}</span>').format(source, inner)
 
 
 def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False) -> str:
     """A formatted value for `{{ key }}` in the prose; `attn_examples.render.metrics` lists the keys.
     `build.mode` says whether this build measured live (or reused this machine's live measurement);
-    `article.*` and `paper.*` are quotations."""
+    `article.*` and `paper.*` are quotations. HTML, as a plain `str`: the page hook splices it into a sentence."""
+    return str(_value_html(snap, key, live, lang, reused))
+
+
+def _value_html(snap: Snapshot, key: str, live: bool, lang: str, reused: bool) -> Markup:
     if key == "build.mode":
-        return build_source(snap, lang, live, reused)
+        return escape(build_source(snap, lang, live, reused))
     if key == "build.confidence":
-        return _confidence()
+        return escape(_confidence())
     if key == "build.settle_tolerance":
         from attn_examples.snapshot.uncertainty import SETTLE_TOLERANCE
 
-        return f"{SETTLE_TOLERANCE:.0%}"
+        return escape(f"{SETTLE_TOLERANCE:.0%}")
     if key == "build.drift_tolerance":
         from attn_examples.claims.check import DRIFT_TOLERANCE
 
-        return f"±{DRIFT_TOLERANCE:.0%}"
+        return escape(f"±{DRIFT_TOLERANCE:.0%}")
     if key.startswith(("article.", "paper.")):
         return quoted(key, lang)
     if key.endswith(".unavailable_reason"):
@@ -568,21 +615,21 @@ def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool =
     return as_html(format_metric(key, metrics.metric(snap, key), lang))
 
 
-def reason_html(reason: str, limit: int = 110) -> str:
+def reason_html(reason: str, limit: int = 110) -> Markup:
     """A refusal quoted inside a sentence: its first sentence (PyTorch's or ours, in English in both
     languages), the whole message on hover."""
     first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", reason.strip(), maxsplit=1)[0]
     if len(first) > limit:
         first = first[:limit].rsplit(" ", 1)[0] + "…"
-    return f'<q class="attn-reason" lang="en" title="{_e(reason)}">{_e(first)}</q>'
+    return Markup('<q class="attn-reason" lang="en" title="{}">{}</q>').format(reason, first)
 
 
-def as_html(text: str) -> str:
-    """A formatted value made safe for a page: names in `code`, everything escaped (a snapshot is
-    outside input: a GPU name or a reason may hold markup)."""
+def as_html(text: str) -> Markup:
+    """A formatted value made safe for a sentence, outside any template: names in `code`, everything
+    escaped (a snapshot is outside input: a GPU name or a reason may hold markup)."""
     if len(text) > 1 and text.startswith("`") and text.endswith("`"):
-        return f"<code>{_e(text[1:-1])}</code>"
-    return _e(text)
+        return code(text[1:-1])
+    return escape(text)
 
 
 def counters_status(snap: Snapshot, lang: str) -> str:
@@ -591,9 +638,11 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 
     if hardware.available(snap):
         return counters_source(snap, lang) + report_link(snap, lang) + counters_command(snap, lang)
-    return (
-        f'<div class="admonition warning"><p class="admonition-title">{t(lang, "counters_missing")}</p>'
-        f"<p>{_e(hardware.why_unavailable(snap))}. {t(lang, 'counters_how')}</p></div>"
+    return templating.render(
+        "counters_missing.html.j2",
+        title=t(lang, "counters_missing"),
+        why=hardware.why_unavailable(snap),
+        how=t(lang, "counters_how"),
     )
 
 
@@ -603,35 +652,41 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 def drift_block(report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str) -> str:
     """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
     that there is no baseline. The findings are the check's own words (English in both languages)."""
-
-    def box(kind: str, title: str, body: str) -> str:
-        return f'<div class="admonition {kind}"><p class="admonition-title">{title}</p>{body}</div>'
-
     if report is None:
-        return box(
-            "info",
-            t(lang, "drift_no_baseline_title"),
-            f"<p>{t(lang, 'drift_no_baseline').format(slug=f'<code>snapshots/{_e(slug)}</code>')}</p>",
-        )
-    where = f"<code>{_e(report.baseline)}</code>"
-    if is_baseline:
-        return box(
-            "info", t(lang, "drift_is_baseline_title"), f"<p>{t(lang, 'drift_is_baseline').format(where=where)}</p>"
-        )
-    if report.unlike:
-        return box(
-            "note",
-            t(lang, "drift_unlike_title"),
-            f'<p>{t(lang, "drift_unlike").format(where=where)} <q lang="en">{_e(report.unlike)}</q></p>',
-        )
-    if not report.problems:
-        return box("success", t(lang, "drift_none_title"), f"<p>{t(lang, 'drift_none').format(where=where)}</p>")
-    items = "".join(f"<li>{_e(problem)}</li>" for problem in report.problems)
-    return box(
-        "failure",
-        t(lang, "drift_found_title").format(n=len(report.problems)),
-        f'<p>{t(lang, "drift_found").format(where=where)}</p><ul lang="en">{items}</ul>',
+        kind, key, where, problems = "info", "drift_no_baseline", f"snapshots/{slug}", []
+        before, after = _around(t(lang, key), "slug")
+        # this translation carries markup of its own (<code>attn-examples accept</code>)
+        before, after = Markup(before), Markup(after)
+    else:
+        if is_baseline:
+            kind, key = "info", "drift_is_baseline"
+        elif report.unlike:
+            kind, key = "note", "drift_unlike"
+        elif not report.problems:
+            kind, key = "success", "drift_none"
+        else:
+            kind, key = "failure", "drift_found"
+        where, problems = report.baseline, report.problems if key == "drift_found" else []
+        before, after = _around(t(lang, key), "where")
+    return templating.render(
+        "drift.html.j2",
+        kind=kind,
+        title=t(lang, f"{key}_title").format(n=len(problems)),
+        before=before,
+        where=where,
+        after=after,
+        unlike=report.unlike if report is not None and key == "drift_unlike" else None,
+        problems=problems,
     )
+
+
+def _around(sentence: str, name: str) -> tuple[str, str]:
+    """A translated sentence split where it names `{name}`: a template puts markup there, and the
+    words on either side stay text."""
+    before, found, after = sentence.partition("{" + name + "}")
+    if not found:
+        raise KeyError(f"the sentence {sentence!r} has no {{{name}}}")
+    return before, after
 
 
 _MARK = {"pass": "✓", "fail": "✗", "unsure": "?", "n/a": "–"}
@@ -691,15 +746,14 @@ def claim_undecided(verdict: claims.Verdict, lang: str) -> str:
         )
     key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
     statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
-    return _e(
-        t(lang, key).format(
-            statement=statement,
-            interval=claim_interval(verdict, lang),
-            confidence=_confidence(),
-            expected=claim_expected(verdict.claim, lang),
-            value=claim_measured(verdict, lang).strip("`"),
-        )
+    sentence = t(lang, key).format(
+        statement=statement,
+        interval=claim_interval(verdict, lang),
+        confidence=_confidence(),
+        expected=claim_expected(verdict.claim, lang),
+        value=claim_measured(verdict, lang).strip("`"),
     )
+    return str(escape(sentence))  # text for a page's prose, which no template renders
 
 
 class ClaimNotApplicable(KeyError):
@@ -732,12 +786,17 @@ def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
         key = "interval" if isinstance(verdict.plausible, Interval) else "interval_set"
         tip += gap + t(lang, key).format(interval=interval, confidence=_confidence())
     value = claim_measured(verdict, lang)
-    shown = f"<code>{_e(value.strip('`'))}</code>" if value.startswith("`") else _e(value)
-    if verdict.status == "unsure":  # the reader sees at once how far the value can move
-        shown += gap + _e(t(lang, "interval_inline").format(interval=interval, confidence=_confidence()))
-    return (
-        f'<span class="attn-claim attn-claim-{verdict.status.replace("/", "")}" title="{_e(tip)}">'
-        f"{shown}<sup>{_MARK[verdict.status]}</sup></span>"
+    return templating.render(
+        "claim_inline.html.j2",
+        status=verdict.status.replace("/", ""),
+        tip=tip,
+        is_name=value.startswith("`"),
+        value=value.strip("`") if value.startswith("`") else value,
+        # the reader of an unsure claim sees at once how far the value can move
+        spread=gap + t(lang, "interval_inline").format(interval=interval, confidence=_confidence())
+        if verdict.status == "unsure"
+        else "",
+        mark=_MARK[verdict.status],
     )
 
 
@@ -756,7 +815,7 @@ def _measured_cell(verdict: claims.Verdict, lang: str) -> str:
     spread = verdict.plausible
     if spread is not None and not (isinstance(spread, frozenset) and len(spread) == 1):
         line = t(lang, "interval_inline").format(interval=claim_interval(verdict, lang), confidence=_confidence())
-        cell += f"<br><small>{_e(line)}</small>"
+        cell += Markup("<br><small>{}</small>").format(line)
     return cell
 
 
@@ -777,12 +836,12 @@ def claims_table(verdicts: list[claims.Verdict], lang: str) -> str:
         article_value = "–" if c.article is None else quoted(f"article.{c.article}", lang)  # the key, unprefixed
         rows.append(
             [
-                f'<code id="claim-{_e(c.id)}">{breakable(c.id)}</code>',
+                Markup('<code id="claim-{}">{}</code>').format(c.id, breakable(c.id)),
                 t(lang, f"kind_{c.kind}"),
-                _e(c.statement[lang]),
+                c.statement[lang],
                 article_value,
                 _measured_cell(v, lang),
-                _e(claim_expected(c, lang)),
+                claim_expected(c, lang),
                 f"{_MARK[v.status]} {t(lang, _verdict_word(v))}",
             ]
         )
@@ -829,16 +888,16 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
     ):
         rows.append(
             [
-                f'<code title="{_e(g["name"])}">{breakable(name)}</code>',
-                f"<code>{breakable(launch)}</code>",
+                named_code(g["name"], name),
+                code(breakable(launch)),
                 fmt_bytes(smem),
                 fmt_num(regs),
                 fmt_num(threads),
                 fmt_pct(kineto),
                 fmt_pct(emulated),
                 fmt_pct(theo),
-                _e(g["theoretical_limit"]),
-                f"{g['count']}× ({_e(', '.join(sorted(set(g['where']))))})",
+                g["theoretical_limit"],
+                f"{g['count']}× ({', '.join(sorted(set(g['where'])))})",
             ]
         )
     return _table(headers, rows, numeric={2, 3, 4, 5, 6, 7}, wide=0, extra={1, 2, 3, 4, 9}, narrow={8}, lang=lang)
@@ -867,10 +926,13 @@ def sweep_kernels_table(snap: Snapshot, head_dim: int, lang: str) -> str:
                 if point is None
                 else fmt_num(point.kernels)
                 if point.available
-                else f'<span title="{_e(point.reason)}">{t(lang, "skipped")}</span>'
+                else Markup('<span title="{}">{}</span>').format(point.reason, t(lang, "skipped"))
             )
-        rows.append([_e(title(lang, variant_id))] + cells)
-    caption = f'<p class="attn-caption">{t(lang, "kernels")} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}</p>'
+        rows.append([title(lang, variant_id)] + cells)
+    caption = paragraph(
+        f"{t(lang, 'kernels')} · head_dim {head_dim} · batch {snap.sweep.batch}, heads {snap.sweep.heads}",
+        "attn-caption",
+    )
     # on a phone every other middle length folds away: the first and the last stay
     narrow = {i + 1 for i in range(1, len(seqs) - 1) if i % 2}
     return caption + _table(headers, rows, numeric=set(range(1, len(seqs) + 1)), narrow=narrow, lang=lang)
@@ -890,13 +952,11 @@ def training_table(snap: Snapshot, lang: str) -> str:
     for p in snap.training.points:
         forward = views.counts(snap.variants[p.variant]).get("kernels") if snap.variants[p.variant].available else None
         if not p.available:
-            rows.append(
-                [f'{_e(title(lang, p.variant))}<br><em class="attn-detail">{t(lang, "unavailable")}</em>'] + ["–"] * 4
-            )
+            rows.append([with_detail(title(lang, p.variant), t(lang, "unavailable"), "em")] + ["–"] * 4)
             continue
         rows.append(
             [
-                _e(title(lang, p.variant)),
+                title(lang, p.variant),
                 fmt_num(p.kernels),
                 fmt_num(p.gpu_activities),
                 fmt_us(p.device_us),
@@ -911,24 +971,21 @@ def autograd_capture(snap: Snapshot, lang: str) -> str:
     if snap.training is None:
         return ""
     a = snap.training.inplace_autograd
-    if a.raised:
-        return f'<pre class="attn-captured"><code>{_e(a.error)}</code></pre>'
-    return (
-        f'<pre class="attn-captured"><code>backward() through naive_attention_inplace: {t(lang, "no_error")}\n'
-        f"max |grad(masked_fill) - grad(masked_fill_)| = {a.max_abs_grad_diff!r}</code></pre>"
+    return templating.render(
+        "autograd_capture.html.j2",
+        raised=a.raised,
+        error=a.error,
+        no_error=t(lang, "no_error"),
+        max_diff=repr(a.max_abs_grad_diff),
     )
 
 
 ARTICLE_VARIANTS = ("naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn")
 
 
-def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> str:
+def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> Markup:
     """A snapshot in one cell: device, dtype and shape (a link to its site), then its provenance."""
     p, c = snap.provenance, snap.config
-    head = f"{_e(p.device_name)} · {DTYPE_WORDS.get(c.dtype, c.dtype)} · {fmt_shape(c.shape)}"
-    head = f'<a href="{_e(href)}">{head}</a>' if href else head
-    if here:
-        head = f"<strong>{head}</strong>{paren(lang, t(lang, 'this_site'))}"
     extras = [
         s
         for s in (
@@ -937,30 +994,38 @@ def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> 
         )
         if s
     ]
-    detail = " · ".join(
-        [f"torch {_e(p.torch)}", _e(p.measured_at[:10])]
-        + ([f"<code>{_e(p.git_commit[:8])}</code>"] if p.git_commit else [])
-        + extras
+    label = templating.render(
+        "snapshot_label.html.j2",
+        href=href,
+        here=here,
+        device=p.device_name,
+        dtype=DTYPE_WORDS.get(c.dtype, c.dtype),
+        shape=fmt_shape(c.shape),
+        this_site=paren(lang, t(lang, "this_site")),
+        torch=p.torch,
+        date=p.measured_at[:10],
+        commit=(p.git_commit or "")[:8],
+        extras=extras,
     )
-    return f'{head}<br><span class="attn-detail">{detail}</span>'
+    return Markup(label)  # a cell of the devices table: HTML from the template above
 
 
 def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
     """Every measurement side by side, one row each, beside the article's quoted figures.
     `entries`: (snapshot, link to its site or None, whether this site is built from it);
     `metric`: device_us or kernels (kernels for a GPU, host ops for a CPU)."""
-    headers = [t(lang, "measurement")] + [_e(short_title(lang, v)) for v in ARTICLE_VARIANTS]
-    rows = []
+    headers = [t(lang, "measurement")] + [short_title(lang, v) for v in ARTICLE_VARIANTS]
+    rows: list[list[str]] = []
     for snap, href, here in entries:
-        row = [_snapshot_label(snap, href, here, lang)]
+        row: list[str] = [_snapshot_label(snap, href, here, lang)]
         for variant_id in ARTICLE_VARIANTS:
             result = snap.variants.get(variant_id)
             if result is None:
                 row.append("")
             elif not result.available:
+                reason = views.short_reason(result.unavailable_reason)
                 row.append(
-                    f'<span class="attn-na" title="{_e(views.short_reason(result.unavailable_reason))}">'
-                    f"{t(lang, 'unavailable_short')}</span>"
+                    Markup('<span class="attn-na" title="{}">{}</span>').format(reason, t(lang, "unavailable_short"))
                 )
             elif metric == "device_us":
                 row.append(
@@ -971,21 +1036,16 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                 row.append(
                     fmt_num(c["kernels"])
                     if snap.provenance.device_kind == "cuda"
-                    else f'{fmt_num(c["cpu_ops"])}<span class="attn-detail">{t(lang, "ops_word")}</span>'
+                    else with_note(fmt_num(c["cpu_ops"]), t(lang, "ops_word"))
                 )
         rows.append(row)
     quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
-    label = f'{t(lang, "article")}<br><span class="attn-detail">{_e(article.SOURCE["gpu"])}</span>'
     rows.append(
-        [label]
+        [with_detail(t(lang, "article"), article.SOURCE["gpu"])]
         + [
             quoted(f"article.{'device_us' if metric == 'device_us' else 'kernels'}.{v}", lang)
             if v in quoted_values and (metric != "device_us" or v in article.DEVICE_US)
-            else (
-                _e(fmt_us(quoted_values[v])) + f'<span class="attn-detail">{paren(lang, t(lang, "derived"))}</span>'
-                if v in quoted_values
-                else ""
-            )
+            else (with_note(fmt_us(quoted_values[v]), paren(lang, t(lang, "derived"))) if v in quoted_values else "")
             for v in ARTICLE_VARIANTS
         ]
     )
@@ -999,7 +1059,7 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
 def _counters_missing(snap: Snapshot, lang: str) -> str:
     from attn_examples.render import hardware
 
-    return f'<p class="attn-unavailable">{t(lang, "counters_missing")}: {_e(hardware.why_unavailable(snap))}</p>'
+    return paragraph(f"{t(lang, 'counters_missing')}: {hardware.why_unavailable(snap)}", "attn-unavailable")
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:
@@ -1010,14 +1070,15 @@ def counters_source(snap: Snapshot, lang: str) -> str:
     c = snap.counters
     if c is None:
         raise ValueError("this snapshot has no hardware-counter pass: it names no tool")
-    parts = [f"{t(lang, 'counters_tool')} {_e(hardware.tool_name(snap))}"]
-    if c.reader is not None:  # snapshot validation admits only the known readers
-        parts.append(t(lang, f"counters_reader_{c.reader}"))
-    if c.measured_at:
-        parts.append(_e(c.measured_at[:10]))
-    if c.git_commit:
-        parts.append(f"{t(lang, 'commit')} <code>{_e(c.git_commit[:8])}</code>")
-    return f'<p class="attn-caption">{" · ".join(parts)}</p>'
+    return templating.render(
+        "counters_source.html.j2",
+        read_by=t(lang, "counters_tool"),
+        tool=hardware.tool_name(snap),
+        reader=Markup(t(lang, f"counters_reader_{c.reader}")) if c.reader is not None else "",  # its own <code>
+        date=(c.measured_at or "")[:10],
+        commit_word=t(lang, "commit"),
+        commit=(c.git_commit or "")[:8],
+    )
 
 
 def published_report(snap: Snapshot) -> str | None:
@@ -1037,8 +1098,13 @@ def report_link(snap: Snapshot, lang: str) -> str:
     where = published_report(snap)
     if where is None:
         return ""
-    link = f'<a href="{_e(SITE_ROOT + where)}" download>{t(lang, "download_ncu_report")}</a>'
-    return f'<p class="attn-trace">{link}{colon(lang)}{t(lang, "ncu_report_how")}</p>'
+    return templating.render(
+        "report_link.html.j2",
+        href=SITE_ROOT + where,
+        download=t(lang, "download_ncu_report"),
+        colon=colon(lang),
+        how=t(lang, "ncu_report_how"),
+    )
 
 
 def counters_command(snap: Snapshot, lang: str) -> str:
@@ -1048,10 +1114,7 @@ def counters_command(snap: Snapshot, lang: str) -> str:
     counters = hardware.measured_counters(snap)
     if counters is None:
         return ""
-    return (
-        f'<details class="attn-command"><summary>{t(lang, "counters_command")}</summary>'
-        f"<pre><code>{_e(counters.command)}</code></pre></details>"
-    )
+    return templating.render("counters_command.html.j2", summary=t(lang, "counters_command"), command=counters.command)
 
 
 def counters_table(snap: Snapshot, lang: str) -> str:
@@ -1085,7 +1148,7 @@ def counters_table(snap: Snapshot, lang: str) -> str:
             raise SnapshotError(f"field 'counters.variants.{variant_id}': no kernels")
         rows.append(
             [
-                _e(title(lang, variant_id)),
+                title(lang, variant_id),
                 fmt_num(s["kernels"]),
                 fmt_bytes(s["dram_read_bytes"]),
                 fmt_bytes(s["dram_write_bytes"]),
@@ -1135,12 +1198,12 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
             matched = matched and r["matched_kineto"]
             rows.append(
                 [
-                    _e(short_title(lang, variant_id)),
+                    short_title(lang, variant_id),
                     kernel_name(r["kineto_name"] or r["name"]),
                     fmt_pct(r["kineto_est_occupancy_pct"]),
                     fmt_pct(r["theoretical_occupancy_pct"]),
                     fmt_pct(r["achieved_occupancy_pct"]),
-                    _e(r["limiter"] or "–"),
+                    r["limiter"] or "–",
                     fmt_num(r["registers"]),
                     fmt_bytes(r["shared_memory_bytes"]),
                     fmt_pct(r["tensor_busy_pct"]),
@@ -1149,7 +1212,7 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
                     fmt_us(r["duration_us"]),
                 ]
             )
-    note = f'<p class="attn-caption">{t(lang, "match_note" if matched else "match_broken")}</p>'
+    note = paragraph(t(lang, "match_note" if matched else "match_broken"), "attn-caption")
     return (
         _table(
             headers,

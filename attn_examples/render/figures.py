@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attn_examples.render import article, hardware, views
+from markupsafe import Markup
+
+from attn_examples.render import article, hardware, templating, views
 from attn_examples.render.blocks import colon, short_title
 from attn_examples.render.i18n import t, title
 from attn_examples.render.svgplot import (
@@ -643,13 +645,12 @@ def figure_html(snap: Snapshot, name: str, lang: str) -> str:
         svg = svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
         return re.sub(r"(<svg[^>]*>)", rf"\1<title>{html.escape(alt)}</title>", svg, count=1)
 
-    body = (
-        f'<div class="attn-fig-wide">{labelled(figure_svg(snap, name, lang, narrow=False))}</div>'
-        f'<div class="attn-fig-narrow">{labelled(figure_svg(snap, name, lang, narrow=True))}</div>'
-    )
-    point = takeaway(snap, name, lang)
-    lead = f"<strong>{html.escape(point)}</strong> " if point else ""
-    return (
-        f'<figure class="attn-figure" id="fig-{name}" data-search-exclude>{body}'
-        f"<figcaption>{lead}{html.escape(alt)}</figcaption></figure>"
+    return templating.render(
+        "figure.html.j2",
+        name=name,
+        # drawn by svgplot, which escapes its own text: SVG, put in whole
+        wide=Markup(labelled(figure_svg(snap, name, lang, narrow=False))),
+        narrow=Markup(labelled(figure_svg(snap, name, lang, narrow=True))),
+        point=takeaway(snap, name, lang),
+        alt=alt,
     )

@@ -9,19 +9,21 @@ marks only where they fit (container queries in timeline.css pick them by the fi
 an HTML legend of what is drawn. docs/javascripts/timeline.js adds the styled tooltip, zoom and
 pan, keyboard navigation between marks, and the "Open in Perfetto" button beside the trace link.
 
-Every string from a trace or a snapshot is escaped here; nothing from them becomes markup.
+Every string from a trace or a snapshot reaches the templates (timeline_*.html.j2) as text, which
+they escape; nothing from them becomes markup.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+from markupsafe import Markup
 
 from attn_examples.render import blocks as render
-from attn_examples.render import views
+from attn_examples.render import templating, views
 from attn_examples.render.i18n import FAMILY_WORDS, t, title
 from attn_examples.snapshot import kineto
 from attn_examples.snapshot.schema import Snapshot, load_trace
@@ -336,16 +338,6 @@ def label_texts(m: Mark, end: float) -> list[tuple[str, int, int | None]]:
 # ---- drawing ------------------------------------------------------------------------------------
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _lines(lines: list[str]) -> str:
-    """Tooltip lines, escaped, joined by a character reference: a raw line break between two Chinese
-    characters would be taken out by the zh-TW page hook (prose.join_wide_lines)."""
-    return "&#10;".join(_e(line) for line in lines)
-
-
 def _num(value: float) -> str:
     """A time in µs as the trace has it (to the ns), for the script: no significant digit dropped."""
     text = f"{value:.3f}".rstrip("0").rstrip(".")
@@ -403,18 +395,67 @@ def _tracks(tl: Timeline) -> list[tuple[str, int, int]]:
     return groups
 
 
+class _Label(NamedTuple):
+    """A label inside a mark, shown while the figure is at least `low` px wide (and under `high`)."""
+
+    low: int
+    high: int | None
+    x: str
+    y: str
+    text: str
+
+
+class _Drawn(NamedTuple):
+    """A mark as the SVG draws it: its place, its classes and what the script reads off it."""
+
+    classes: str
+    number: int  # its place in Timeline.marks (data-i: what the script and the links call it)
+    start: str
+    end: str
+    row: int
+    track: int
+    cat: str
+    labels_json: str  # every label that could fit, longest first, for the script to fit by width
+    family: str | None  # GPU work only
+    tooltip: list[str]
+    x: str
+    y: str
+    width: str
+    labels: list[_Label]
+
+
+class _Link(NamedTuple):
+    """A thin line from a launch call to the GPU work it started."""
+
+    launch: int
+    work: int
+    x1: str
+    y1: str
+    x2: str
+    y2: str
+
+
+class _Tick(NamedTuple):
+    x: str
+    anchor: str
+    odd: bool
+    label: str
+
+
+class _LaneName(NamedTuple):
+    y: int
+    name: str
+
+
 def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
     end = tl.end
-    parts: list[str] = []
     row_top: dict[tuple[str, int], float] = {}  # (lane, row) -> y of the row
     track_of: dict[tuple[str, int], int] = {}
-    headers: list[str] = []
+    lane_names: list[_LaneName] = []
     y = TOP
     for lane, first, size in _tracks(tl):
         rows = [size] if lane == "gpu" else list(range(size))
-        headers.append(
-            f'<text class="tl-lane-name" x="0" y="{y + 13}">{_e(_lane_name(tl, lane, size if lane == "gpu" else 0, lang))}</text>'
-        )
+        lane_names.append(_LaneName(y + 13, _lane_name(tl, lane, size if lane == "gpu" else 0, lang)))
         y += HEADER
         for k, row in enumerate(rows):
             row_top[(lane, row)] = y
@@ -423,32 +464,29 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
         y += GAP
     height = y
     step, values = ticks(end)
-    grid = "".join(
-        f'<line class="tl-gridline" x1="{_pct(v, end)}" x2="{_pct(v, end)}" y1="{TICK_Y + 5}" y2="{height - GAP}"/>'
-        for v in values
-    )
-    tick_text = []
-    for i, v in enumerate(values):
-        anchor = "start" if i == 0 else ("end" if v / end > 0.97 else "middle")
-        odd = " tl-tick-odd" if i % 2 else ""
-        tick_text.append(
-            f'<text class="tl-tick{odd}" x="{_pct(v, end)}" y="{TICK_Y}" text-anchor="{anchor}">'
-            f"{tick_label(v, step)}</text>"
+    tick_marks = [
+        _Tick(
+            _pct(v, end),
+            "start" if i == 0 else ("end" if v / end > 0.97 else "middle"),
+            bool(i % 2),
+            tick_label(v, step),
         )
-    axis = (
-        f'<g class="tl-axis" data-step="{step:g}"><text class="tl-axis-title" x="0" y="{AXIS_TITLE_Y}">'
-        f"{_e(t(lang, 'tl_axis').format(step=tl.step))}</text>{''.join(tick_text)}</g>"
-    )
-
+        for i, v in enumerate(values)
+    ]
     links = []
     for a, g in tl.links:
         launch, work = tl.marks[a], tl.marks[g]
         links.append(
-            f'<line class="tl-link" data-from="{a}" data-to="{g}" x1="{_pct(launch.start, end)}" '
-            f'y1="{row_top[("api", launch.row)] + (ROW + BAR) / 2:g}" x2="{_pct(work.start, end)}" '
-            f'y2="{row_top[("gpu", work.row)] + (ROW - BAR) / 2:g}" marker-end="url(#{_e(fig_id)}-arrow)"/>'
+            _Link(
+                a,
+                g,
+                _pct(launch.start, end),
+                f"{row_top[('api', launch.row)] + (ROW + BAR) / 2:g}",
+                _pct(work.start, end),
+                f"{row_top[('gpu', work.row)] + (ROW - BAR) / 2:g}",
+            )
         )
-
+    drawn = []
     for index, m in enumerate(tl.marks):
         classes = ["tl-mark", f"tl-{m.lane}", f"tl-f-{m.family}"]
         if m.lane == "api" and not m.starts_work:
@@ -456,85 +494,95 @@ def render_svg(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
         if m.lane == "gpu" and not m.in_step:
             classes.append("tl-other")
         top = row_top[(m.lane, m.row)] + (ROW - BAR) / 2
-        attrs = [
-            f'data-i="{index}"',
-            f'data-s="{_num(m.start)}"',
-            f'data-e="{_num(m.end)}"',
-            f'data-row="{m.row}"',
-            f'data-track="{track_of[(m.lane, m.row)]}"',
-            f'data-cat="{_e(m.cat)}"',
-            f'data-labels="{_e(json.dumps(label_candidates(m)))}"',
-        ]
-        if m.lane == "gpu":
-            attrs.append(f'data-family="{_e(m.family)}"')
-        text = "".join(
-            f'<text class="tl-label tl-min-{low}{f" tl-max-{high}" if high else ""}" x="{_pct(m.start + m.dur / 2, end)}" '
-            f'y="{top + BAR / 2:g}">{_e(candidate)}</text>'
-            for candidate, low, high in label_texts(m, end)
-        )
         width = max(m.dur / end * 100 if end > 0 else 0.0, MIN_WIDTH_PCT)
-        parts.append(
-            f'<g class="{" ".join(classes)}" tabindex="0" role="img" {" ".join(attrs)}>'
-            f"<title>{_lines(tooltip(tl, index, lang))}</title>"
-            f'<rect x="{_pct(m.start, end)}" y="{top:g}" width="{f"{width:.4f}".rstrip("0").rstrip(".")}%" '
-            f'height="{BAR}" rx="2"/>{text}</g>'
+        drawn.append(
+            _Drawn(
+                classes=" ".join(classes),
+                number=index,
+                start=_num(m.start),
+                end=_num(m.end),
+                row=m.row,
+                track=track_of[(m.lane, m.row)],
+                cat=m.cat,
+                labels_json=json.dumps(label_candidates(m)),
+                family=m.family if m.lane == "gpu" else None,
+                tooltip=tooltip(tl, index, lang),
+                x=_pct(m.start, end),
+                y=f"{top:g}",
+                width=f"{width:.4f}".rstrip("0").rstrip("."),
+                labels=[
+                    _Label(low, high, _pct(m.start + m.dur / 2, end), f"{top + BAR / 2:g}", candidate)
+                    for candidate, low, high in label_texts(m, end)
+                ],
+            )
         )
+    return templating.render(
+        "timeline_svg.html.j2",
+        label=label,
+        fig_id=fig_id,
+        height=height,
+        end=_num(end),
+        grid=[_pct(v, end) for v in values],
+        grid_top=TICK_Y + 5,
+        grid_bottom=height - GAP,
+        links=links,
+        step=f"{step:g}",
+        axis_y=AXIS_TITLE_Y,
+        axis_title=t(lang, "tl_axis").format(step=tl.step),
+        tick_y=TICK_Y,
+        ticks=tick_marks,
+        lane_names=lane_names,
+        marks=drawn,
+        bar=BAR,
+    )
 
-    marker = (
-        f'<defs><marker id="{_e(fig_id)}-arrow" class="tl-arrow" viewBox="0 0 6 6" refX="6" refY="3" '
-        f'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L6,3L0,6z"/></marker></defs>'
-    )
-    return (
-        f'<svg class="tl-svg" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="{_e(label)}" '
-        f'width="100%" height="{height}" style="height:{height}px" data-end="{_num(end)}">'
-        f'<title>{_e(label)}</title>{marker}<g class="tl-grid">{grid}</g><g class="tl-links">{"".join(links)}</g>'
-        f'{axis}{"".join(headers)}<g class="tl-marks">{"".join(parts)}</g></svg>'
-    )
+
+class _Key(NamedTuple):
+    """A legend entry: what the script matches it by (data-kind or data-family), its swatch, its words."""
+
+    attribute: str
+    value: str
+    swatch: str
+    words: str
 
 
 def legend(tl: Timeline, lang: str) -> str:
-    items: list[str] = []
-
-    def item(attr: str, swatch: str, words: str) -> None:
-        items.append(f'<li {attr}><span class="tl-sw {swatch}" aria-hidden="true"></span>{_e(words)}</li>')
-
+    keys: list[_Key] = []
     host = {m.family for m in tl.lane("host")}
     for family, key in (("op", "tl_op"), ("annotation", "tl_annotation")):
         if family in host:
-            item(f'data-kind="{family}"', f"tl-f-{family}", t(lang, key))
+            keys.append(_Key("kind", family, f"tl-f-{family}", t(lang, key)))
     api = tl.lane("api")
     for cat, key in (("cuda_runtime", "tl_runtime"), ("cuda_driver", "tl_driver")):
         if any(m.cat == cat for m in api):
-            item(f'data-kind="{cat}"', f"tl-f-{cat}", t(lang, key))
+            keys.append(_Key("kind", cat, f"tl-f-{cat}", t(lang, key)))
     if any(not m.starts_work for m in api):
-        item('data-kind="idle"', "tl-f-cuda_runtime tl-idle", t(lang, "tl_idle_call"))
+        keys.append(_Key("kind", "idle", "tl-f-cuda_runtime tl-idle", t(lang, "tl_idle_call")))
     if tl.links:
-        item('data-kind="link"', "tl-sw-link", t(lang, "tl_link"))
+        keys.append(_Key("kind", "link", "tl-sw-link", t(lang, "tl_link")))
     families = {m.family for m in tl.lane("gpu")}
     for family in views.FAMILIES:
         if family in families:
-            item(f'data-family="{family}"', f"tl-f-{family}", FAMILY_WORDS[lang][family])
+            keys.append(_Key("family", family, f"tl-f-{family}", FAMILY_WORDS[lang][family]))
     if any(not m.in_step for m in tl.lane("gpu")):
-        item('data-kind="other"', "tl-f-other tl-other", t(lang, "tl_other"))
-    return f'<ul class="tl-legend">{"".join(items)}</ul>'
+        keys.append(_Key("kind", "other", "tl-f-other tl-other", t(lang, "tl_other")))
+    return templating.render("timeline_legend.html.j2", keys=keys)
 
 
 def render_figure(tl: Timeline, lang: str, label: str, fig_id: str) -> str:
     """The figure: toolbar (shown by JavaScript), the SVG, the legend and the caption."""
-    toolbar = (
-        f'<div class="tl-toolbar" hidden>'
-        f'<button type="button" class="tl-btn" data-act="out" aria-label="{_e(t(lang, "tl_zoom_out"))}" '
-        f'title="{_e(t(lang, "tl_zoom_out"))}">−</button>'
-        f'<button type="button" class="tl-btn" data-act="in" aria-label="{_e(t(lang, "tl_zoom_in"))}" '
-        f'title="{_e(t(lang, "tl_zoom_in"))}">+</button>'
-        f'<button type="button" class="tl-btn" data-act="reset">{_e(t(lang, "tl_reset"))}</button>'
-        f'<span class="tl-range" data-template="{_e(t(lang, "tl_range"))}"></span></div>'
-        f'<p class="tl-keys" id="{_e(fig_id)}-keys" hidden>{_e(t(lang, "tl_keys"))}</p>'
-    )
-    return (
-        f'<figure class="attn-figure attn-timeline" id="{_e(fig_id)}" data-search-exclude>{toolbar}'
-        f'<div class="tl-plot">{render_svg(tl, lang, label, fig_id)}</div>{legend(tl, lang)}'
-        f"<figcaption>{_e(label)}</figcaption></figure>"
+    return templating.render(
+        "timeline_figure.html.j2",
+        fig_id=fig_id,
+        zoom_out=t(lang, "tl_zoom_out"),
+        zoom_in=t(lang, "tl_zoom_in"),
+        reset=t(lang, "tl_reset"),
+        range=t(lang, "tl_range"),
+        keys=t(lang, "tl_keys"),
+        # both rendered by the templates above: HTML, put in whole
+        svg=Markup(render_svg(tl, lang, label, fig_id)),
+        legend=Markup(legend(tl, lang)),
+        label=label,
     )
 
 

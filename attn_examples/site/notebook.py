@@ -246,19 +246,18 @@ def execute(snapshot_dir: Path, source: Path = SOURCE, timeout_s: int = 1800) ->
 
 def banner(run: FrozenRun | None, fresh: bool, lang: str) -> str:
     """Where the outputs on the page come from, in the page's language (HTML: the notebook's Markdown
-    renderer is not Python-Markdown, so no admonition syntax; every value from the run is escaped)."""
+    renderer is not Python-Markdown, so no admonition syntax). The sentence is the translation's own
+    markup; `Markup.format` escapes every value from the run that goes into it."""
+    from markupsafe import Markup
+
+    from attn_examples.render import templating
     from attn_examples.render.i18n import t
 
-    if run is None:
-        return t(lang, "nb_no_run")
-    import html
-
-    values = {
-        "device": html.escape(run.device),
-        "date": html.escape(run.executed_at[:10]),
-        "commit": html.escape((run.git_commit or "?")[:8]),
-    }
-    return t(lang, "nb_frozen" if fresh else "nb_stale").format(**values)
+    key, kind = ("nb_no_run", "note") if run is None else ("nb_frozen", "info") if fresh else ("nb_stale", "warning")
+    sentence = Markup(t(lang, key))
+    if run is not None:
+        sentence = sentence.format(device=run.device, date=run.executed_at[:10], commit=(run.git_commit or "?")[:8])
+    return templating.render("notebook_banner.html.j2", kind=kind, title=t(lang, f"{key}_title"), sentence=sentence)
 
 
 def page_source(source: Path, snapshot_dir: Path | None, lang: str, cache_dir: Path) -> Path:
