@@ -22,7 +22,7 @@ PACKAGE = REPO / "attn_examples"
 ALLOWED: dict[str, set[str]] = {
     "snapshot": set(),  # what a measurement is: the base every stage reads
     "measure": {"snapshot", "torch", "snippets"},  # runs the snippets, writes a snapshot
-    "render": {"snapshot", "claims"},  # reads one (claims: the claim and drift blocks, to move to claims/)
+    "render": {"snapshot"},  # reads one
     "claims": {"snapshot", "render"},  # checks the prose's values, which render derives
     "site": {"snapshot", "render", "claims", "measure", "torch"},  # measure and torch: lazily only
 }

@@ -3,6 +3,7 @@ backend's refusal quoted inside a sentence."""
 
 from __future__ import annotations
 
+from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
 from attn_examples.render import views
 
@@ -65,9 +66,9 @@ def test_drift_is_shown_for_each_case_in_both_languages() -> None:
         "no baseline": (None, False, "No baseline to compare with", "沒有可比對的基準"),
     }
     for name, (report, is_baseline, en, zh) in cases.items():
-        assert en in render.drift_block(report, is_baseline, "x", "en"), name
-        assert zh in render.drift_block(report, is_baseline, "x", "zh-TW"), name
-    found = render.drift_block(cases["found"][0], False, "x", "en")
+        assert en in claims_report.drift_block(report, is_baseline, "x", "en"), name
+        assert zh in claims_report.drift_block(report, is_baseline, "x", "zh-TW"), name
+    found = claims_report.drift_block(cases["found"][0], False, "x", "en")
     assert '<ul lang="en"><li>sdpa_flash: kernels 1 in the baseline, 2 live</li><li>&lt;b&gt;</li></ul>' in found
     assert "admonition failure" in found
 
@@ -85,11 +86,11 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
         kind="observation",
     )
     verdict = Verdict(claim, "unsure", 1.02, "", Interval(0.98, 1.07, 12, True))
-    en = render.claim_undecided(verdict, "en")
+    en = claims_report.claim_undecided(verdict, "en")
     assert en.startswith("This measurement cannot settle it: “A is faster than B.”") and "0.98×–1.07×" in en
-    zh = render.claim_undecided(verdict, "zh-TW")
+    zh = claims_report.claim_undecided(verdict, "zh-TW")
     assert "「A 比 B 快」" in zh and "0.98×–1.07×" in zh
-    inline = render.claim_inline(verdict, "GPU", "en")
+    inline = claims_report.claim_inline(verdict, "GPU", "en")
     assert "(95%: 0.98×–1.07×)" in inline and "<sup>?</sup>" in inline
     ranked = Verdict(
         Claim(
@@ -105,4 +106,4 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
         "",
         frozenset({"sdpa_cudnn", "sdpa_flash"}),
     )
-    assert "could be" in render.claim_undecided(ranked, "en")
+    assert "could be" in claims_report.claim_undecided(ranked, "en")

@@ -38,12 +38,12 @@ from attn_examples.render import article, metrics, views
 from attn_examples.snapshot import uncertainty
 from attn_examples.snapshot.config import DTYPES
 from attn_examples.snapshot.schema import Snapshot
+from attn_examples.snapshot.uncertainty import DRIFT_TOLERANCE
 from attn_examples.snapshot.variants import VARIANTS
 
 CLAIMS_DIR = Path(__file__).resolve().parent / "claims.d"
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "within", "between", "matches")
 KINDS = ("truth", "observation")
-DRIFT_TOLERANCE = 0.10  # relative, on device-time shares within one run (see drift())
 # libyaml's safe loader where PyYAML was built with it: the same documents, in a tenth of the time
 # (every build reads every claim).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

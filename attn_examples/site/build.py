@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from attn_examples.claims import check as claims
+from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
 from attn_examples.render import metrics
 from attn_examples.snapshot.schema import Snapshot, load_snapshot
@@ -124,14 +125,14 @@ class BuildMeasurement:
             if verdict is None:
                 raise KeyError(f"no claim {claim_id!r} in attn_examples/claims/claims.d")
             if part == "expected":
-                return render.claim_expected(verdict.claim, lang)
+                return claims_report.claim_expected(verdict.claim, lang)
             if part == "undecided":
-                return render.claim_undecided(verdict, lang)
+                return claims_report.claim_undecided(verdict, lang)
             if part:
                 raise KeyError(
                     "claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }} or {{ claim.<id>.undecided }}"
                 )
-            return render.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
+            return claims_report.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
         return render.value(self.snapshot, key, self.live, lang, self.reused)
@@ -476,11 +477,11 @@ class Page:
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()
-        return render.drift_block(m.drift, m.is_baseline, m.snapshot.device_slug, self.lang)
+        return claims_report.drift_block(m.drift, m.is_baseline, m.snapshot.device_slug, self.lang)
 
     def claims(self) -> str:
         """Every claim: the article's value, ours, the expectation and the verdict."""
-        return self._with_provenance(render.claims_table(list(self._m().verdicts.values()), self.lang))
+        return self._with_provenance(claims_report.claims_table(list(self._m().verdicts.values()), self.lang))
 
     def occupancy(self) -> str:
         """Kineto's occupancy against the calculator reproduced and the hardware's limits."""

@@ -74,6 +74,9 @@ def of_median(blocks: Sequence[float]) -> Interval | None:
 
 BOOTSTRAP_RESAMPLES = 4000
 SETTLE_TOLERANCE = 0.01  # a sweep point or training step is timed until its median's interval is within ±this
+DRIFT_TOLERANCE = (
+    0.10  # a live measurement's device-time shares may move this far from the baseline's (claims.check.drift)
+)
 BOOTSTRAP_SEED = 0
 
 
