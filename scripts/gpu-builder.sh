@@ -16,13 +16,21 @@
 # tests, packed as counters.tar.gz.
 # ACCEPT=1 runs instead the drift gate's acceptance (scripts/gpu-acceptance.sh): live builds, two
 # injected faults, then independent default measurements, packed as acceptance.tar.gz.
-#   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh
+#   ATTN_EXAMPLES_GIT_COMMIT=<sha> OUT=/somewhere bash scripts/gpu-builder.sh   (the sha is required where the tree
+#   differs from its .git's HEAD: a copy over a stale .git; ALLOW_DIRTY=1 to measure uncommitted code anyway)
 set -uo pipefail  # keep going after a failure: every log comes back
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/work"
 export PYTHONUNBUFFERED=1 NO_MKDOCS_2_WARNING=1
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
+# A builder gets a copy of the working tree, sometimes over an older .git: then `git rev-parse HEAD`
+# names a commit the code is not, and every stamp would say so. Name the tree's commit, or say it is dirty.
+if [ -z "${ATTN_EXAMPLES_GIT_COMMIT:-}" ] && [ "${ALLOW_DIRTY:-0}" != 1 ] && git rev-parse -q --verify HEAD >/dev/null 2>&1 \
+   && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null | head -n 1)" ]; then
+  echo "gpu-builder: this tree differs from its .git's HEAD ($(git rev-parse --short HEAD)): set ATTN_EXAMPLES_GIT_COMMIT=<the tree's commit> (or ALLOW_DIRTY=1)" >&2
+  exit 2
+fi
 log install
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
