@@ -26,16 +26,20 @@ H200 = REPO / "snapshots" / "nvidia-h200"
 LINK = re.compile(r'<p class="attn-trace"><a href="([^"]+\.ncu-rep)" download>([^<]+)</a>([^<]+)</p>')
 
 
-@pytest.fixture(scope="module")
-def with_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the H200 snapshot whose counters pass kept a report, read by ncu_report."""
-    folder = tmp_path_factory.mktemp("report") / "nvidia-h200"
+def _h200_copy(folder: Path, reader: str | None, report: bytes | None) -> Path:
+    """The committed H200 snapshot, copied into `folder` with its counters' reader and report replaced."""
     shutil.copytree(H200, folder)
     snap = load_snapshot(folder)
     data = snap.to_dict()
-    data["counters"]["reader"] = "ncu_report"
-    write_snapshot(data, snap.trace_blobs(), folder, compress_blob(REPORT))
+    data["counters"].update(reader=reader, reader_fallback=None, report_file=None)
+    write_snapshot(data, snap.trace_blobs(), folder, None if report is None else compress_blob(report))
     return folder
+
+
+@pytest.fixture(scope="module")
+def with_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the H200 snapshot whose counters pass kept a report (a stand-in), read by ncu_report."""
+    return _h200_copy(tmp_path_factory.mktemp("report") / "nvidia-h200", "ncu_report", REPORT)
 
 
 def test_the_counters_page_offers_the_report_in_both_languages(with_report: Path) -> None:
@@ -65,14 +69,7 @@ def test_the_source_line_names_the_reader_in_both_languages(with_report: Path) -
 @pytest.fixture(scope="module")
 def without_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the H200 snapshot as its counters were kept before the report was: no reader, no report."""
-    folder = tmp_path_factory.mktemp("bare") / "nvidia-h200"
-    shutil.copytree(H200, folder)
-    snap = load_snapshot(folder)
-    data = snap.to_dict()
-    data["counters"].update(reader=None, reader_fallback=None, report_file=None)
-    shutil.rmtree(folder / "counters")
-    write_snapshot(data, snap.trace_blobs(), folder)
-    return folder
+    return _h200_copy(tmp_path_factory.mktemp("bare") / "nvidia-h200", None, None)
 
 
 def test_a_snapshot_without_a_report_gets_no_link_and_no_reader(without_report: Path) -> None:
