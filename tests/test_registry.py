@@ -103,3 +103,20 @@ def test_a_registered_variant_without_a_forward_fails_loudly():
         stranger = dataclasses.replace(VARIANTS[template], id="newcomer")
         with pytest.raises(KeyError, match="no forward"):
             bind(stranger, None, None, None, None)
+
+
+def test_every_variant_has_its_titles_colour_and_marker():
+    """What a figure or a sentence needs for each id, checked here: no committed snapshot has a new
+    variant yet, so nothing else would notice a missing one until a measurement draws it."""
+    from attn_examples.render.figures import COLORS, MARKERS
+    from attn_examples.render.i18n import SHORT_TITLES, VARIANT_TITLES
+    from attn_examples.render.svgplot import SHAPES
+
+    for lang in ("en", "zh-TW"):
+        assert set(VARIANT_TITLES[lang]) >= set(VARIANTS), lang
+        assert set(SHORT_TITLES[lang]) >= set(VARIANTS), lang
+    assert all(VARIANT_TITLES["en"][v.id] == v.title for v in VARIANTS.values())  # `show` prints Variant.title
+    assert set(COLORS) >= set(VARIANTS) and set(MARKERS) >= set(VARIANTS)
+    assert len({COLORS[v] for v in VARIANTS}) == len(VARIANTS), "two variants share a colour"
+    assert len({MARKERS[v] for v in VARIANTS}) == len(VARIANTS), "two variants share a marker"
+    assert all(MARKERS[v] in {"o", *SHAPES} for v in VARIANTS)  # "o": a circle; the rest are outlines

@@ -571,7 +571,7 @@ attn-examples measure --variants sdpa_flash sdpa_cudnn --seq-len 4096 --dtype fl
         metavar="ID",
         choices=variant_ids,
         help=f"measure only these: {', '.join(variant_ids)} (default: the article's six; "
-        "--extended adds the compiled ones)",
+        "--extended adds the variants beyond the article)",
     )
     m.add_argument("--batch", type=int, default=defaults.batch, help="sequences per forward")
     m.add_argument("--heads", type=int, default=defaults.heads, help="attention heads")
@@ -584,7 +584,8 @@ attn-examples measure --variants sdpa_flash sdpa_cudnn --seq-len 4096 --dtype fl
     m.add_argument(
         "--extended",
         action="store_true",
-        help="CUDA: also the scaling sweep (seq 512..16k, head_dim 64/128) and forward+backward",
+        help="also the variants beyond the article; on CUDA, the scaling sweep (seq 512..16k, "
+        "head_dim 64/128) and forward+backward too",
     )
 
     s = _command(
