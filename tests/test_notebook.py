@@ -123,3 +123,12 @@ def test_printed_paths_leave_the_machine_behind() -> None:
     )
     frozen = (REPO / "snapshots" / "nvidia-h200" / notebook.FROZEN).read_text(encoding="utf-8")
     assert "/root/" not in frozen and "/work/" not in frozen and "/opt/" not in frozen
+
+
+def test_the_published_snapshots_run_is_of_this_notebooks_code(tmp_path: Path) -> None:
+    """The site's default snapshot carries a frozen run, and the page shows it: a change to the
+    notebook's code (or a formatter rewriting the frozen copy) hides the outputs until it runs again."""
+    published = REPO / "snapshots" / "nvidia-h200"
+    for source, lang in ((EN, "en"), (ZH, "zh-TW")):
+        page = _page(tmp_path, source, lang, published)
+        assert any(_printed(page)), f"{lang}: the frozen run's outputs are not shown"
