@@ -268,11 +268,26 @@ def _with_report(folder, out, report: bytes = REPORT):
     return write_snapshot(snap.to_dict(), snap.trace_blobs(), out, snapshot_module.compress_blob(report))
 
 
-def test_the_committed_snapshots_predate_the_report_and_still_load(h200_copy):
+def test_a_snapshot_from_before_the_report_still_loads(h200_copy):
+    """Counters written before the report was kept have no reader, fallback or report fields."""
+
+    def forget_the_report(data):
+        for key in ("reader", "reader_fallback", "report_file"):
+            del data["counters"][key]
+
+    _edit(h200_copy, forget_the_report)
+    shutil.rmtree(h200_copy / "counters")
     counters = load_snapshot(h200_copy).counters
     assert counters is not None and counters.available
     assert counters.reader is None and counters.report_file is None
     assert snapshot_module.load_report(load_snapshot(h200_copy)) is None
+
+
+def test_the_published_snapshot_keeps_its_report():
+    snap = load_snapshot(snapshot_module.snapshot_home() / "nvidia-h200")
+    assert snap.counters is not None and snap.counters.reader == "ncu_report"
+    report = snapshot_module.load_report(snap)
+    assert report is not None and report[:4] == b"NVR\x00"  # an Nsight Compute report, stored gzipped
 
 
 def test_a_report_round_trips_gzipped_under_counters_and_survives_a_rewrite(h200_copy, tmp_path):
