@@ -3,8 +3,8 @@
 # carried in .whl/; WHOLE_SUITE=0 skips it), three measurements (RUNS=1: one; RUN1_ARGS=--extended for the one
 # to commit), benchmark, claims and drift per run, and with LIVE_BUILD=1 a live site build.
 # Everything it produces goes into $OUT (default ./gpu-out), packed as gpu-results.tar.gz.
-# MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt), one snapshot
-# each, packed as matrix-<name>.tar.gz, then stops; with BASELINE=1 the baseline itself first
+# MATRIX=1 measures instead the committed matrix of configurations (scripts/matrix.txt, or the file
+# MATRIX_FILE names: some of its lines, or a shape nobody has read yet), one snapshot each, packed as matrix-<name>.tar.gz, then stops; with BASELINE=1 the baseline itself first
 # (the default configuration, --extended, with counters: snapshots/<device>), as matrix-baseline.tar.gz.
 # NOTEBOOK=1 runs instead the site's notebook beside NOTEBOOK_SNAPSHOT (default snapshots/nvidia-h200) and
 # brings back its frozen outputs (notebook.ipynb) with the GPU tests' result.
@@ -105,7 +105,7 @@ fi
 
 if [ "${MATRIX:-0}" = 1 ]; then
   # name | measure arguments | "counters" to add the ncu pass; lines starting with # are skipped
-  { [ "${BASELINE:-0}" = 1 ] && echo "baseline | --extended | counters"; grep -v '^#' scripts/matrix.txt; } \
+  { [ "${BASELINE:-0}" = 1 ] && echo "baseline | --extended | counters"; grep -v '^#' "${MATRIX_FILE:-scripts/matrix.txt}"; } \
   | while IFS='|' read -r name args extra; do
     name=$(echo "$name" | xargs); [ -n "$name" ] || continue
     log "matrix $name: measure $args"

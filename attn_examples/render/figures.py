@@ -464,7 +464,7 @@ def draw_roofline(snap: Snapshot, lay: Layout) -> str:
     (FFMA) matmul and the bf16 Tensor Core matmul. Log-log, as rooflines are read, with every
     roof labelled at its value."""
     _require_counters(snap)
-    c = snap.ceilings  # None when the snapshot was not measured with --extended: points without roofs
+    c = snap.ceilings  # None on a CPU, or a GPU snapshot older than the ceilings: points without roofs
     points = hardware.roofline_points(snap)
     variants = list(dict.fromkeys(p["variant"] for p in sorted(points, key=lambda p: p["variant"] in FUSED)))
     keys = [Key(lay.name(v), COLORS[v], "marker", shape=MARKERS[v]) for v in variants]

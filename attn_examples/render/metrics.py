@@ -428,7 +428,7 @@ def _counters_bandwidth_share(snap: Snapshot, variant_id: str, role: str) -> flo
 
 def _ceilings_metric(snap: Snapshot, parts: list[str]) -> Any:
     if snap.ceilings is None:
-        raise UnknownMetric("this snapshot has no measured ceilings (measure --extended on a GPU)")
+        raise UnknownMetric("this snapshot has no measured ceilings (measure on a GPU)")
     if len(parts) == 1 and hasattr(snap.ceilings, parts[0]):
         return getattr(snap.ceilings, parts[0])
     raise UnknownMetric(f"unknown ceilings key {'.'.join(['ceilings', *parts])!r}")

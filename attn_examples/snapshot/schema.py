@@ -290,7 +290,7 @@ class Snapshot:
     sweep: Sweep | None  # `measure --extended` only
     training: Training | None  # `measure --extended` only
     counters: Counters | None  # `attn-examples counters` only
-    ceilings: Ceilings | None  # `measure --extended` only
+    ceilings: Ceilings | None  # every CUDA measurement (older snapshots: `measure --extended` only)
     root: Path | None = field(default=None, compare=False)
 
     def variant(self, variant_id: str) -> VariantResult:
