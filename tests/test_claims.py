@@ -239,11 +239,39 @@ def _scale_variant_value(data: dict, variant: str, metric: str, factor: float) -
     return _perturb_variant(data, variant, metric, factor > 1)
 
 
+def _toward_launch(data: dict, variant: str, up: bool) -> None:
+    """up: the variant becomes launch-bound (its forward 100x quicker); down: it stops being (100x
+    slower, every kernel's grid 100x wider)."""
+    if up:
+        return _scale_timing(data, variant, "device_us", 1e-2)
+    _scale_timing(data, variant, "device_us", 1e2)
+    for step in _steps(data, variant):
+        for a in step["gpu"]:
+            a["dur_us"] *= 1e2
+            if a["kind"] == "kernel" and a["grid"]:
+                a["grid"] = [a["grid"][0] * 100, *a["grid"][1:]]
+
+
+def _perturb_regime(data: dict, variant: str, field: str, up: bool) -> None:
+    if field in ("us_per_activity", "busy_share"):  # the device time they are read against
+        factor = 3.0 if up == (field == "us_per_activity") else 1 / 3
+        return _scale_timing(data, variant, "device_us", factor)
+    # up: launch-bound; down: off the launch floor, and across the ridge from where it stood
+    _toward_launch(data, variant, up)
+    if not up and data.get("counters") and variant in (data["counters"].get("variants") or {}):
+        before = metrics.metric(snapshot_from_dict(data), f"{variant}.regime")
+        _perturb_counters(data, [variant, "intensity_per_ridge"], before == "memory")
+
+
 def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
     variant = _winner(data, variant)
     name, _, arg = metric.partition("[")
     arg = arg.rstrip("]") or None
     result = data["variants"][variant]
+    if name in ("regime", "us_per_activity", "busy_share"):
+        return _perturb_regime(data, variant, name, up)
+    if name == "intensity_per_ridge":
+        return _perturb_counters(data, [variant, "intensity_per_ridge"], up)
     if name == "available":
         if result["available"]:
             result.update(available=False, unavailable_reason="perturbed", profile=None, timing=None)
@@ -531,6 +559,7 @@ _DRAM = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from (scaled x3 or /3)
     "dram_per_qkvo": _DRAM,
     "dram_per_score": _DRAM,
+    "dram_beyond_qkvo_per_score": _DRAM,
     "dram_per_fp32_score": _DRAM,
     "dram_read_per_qkv": ("dram__bytes_read.sum",),
     "dram_write_per_output": ("dram__bytes_write.sum",),
@@ -545,6 +574,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
 _COUNTER_FACTOR = {  # fields whose measured value sits further than x3 from the line the claims draw
     "l2_write_per_output": 10.0,  # the output's 4x: /3 stays above 1x
     "dram_per_score": 10.0,  # the fused kernels move a quarter of one score matrix
+    "dram_beyond_qkvo_per_score": 10.0,  # a twentieth of one beyond q, k, v and the output
     "dram_per_fp32_score": 10.0,  # math moves about 11 float32 score matrices
 }
 _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken away down)
@@ -656,6 +686,11 @@ def perturb(data: dict, key: str, up: bool) -> None:
         ranked = sorted((v for v in ranked if ranked[v] is not None), key=ranked.get, reverse=parts[0] == "highest")
         worse = 1e4 if parts[0] == "lowest" else 1e-4
         _scale_variant_value(data, ranked[0] if up else ranked[-1], parts[1], worse if up else 1 / worse)
+    elif head in ("regime.all", "regime.variants"):
+        # up: every variant launch-bound; down: none (every one off the launch floor)
+        for v, r in data["variants"].items():
+            if r["available"] and r.get("timing") and r["timing"].get("device_us"):
+                _toward_launch(data, v, up if arg == "launch" else not up)
     elif parts[0] == "config":
         config = data["config"]
         if parts[1] == "matches_article":

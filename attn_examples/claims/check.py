@@ -106,7 +106,10 @@ class Verdict:
 
 
 _FIELDS = {"id", "kind", "statement", "metric", "relation", "expected", "tolerance", "applies", "article"}
-_APPLIES = {"device_kind", "dtype", "shape", "requires"}
+_APPLIES = {"device_kind", "dtype", "shape", "requires", "when"}
+# `applies.when`: conditions on exact metrics of the measurement ("config.seq_len >= 512"): where a
+# statement can be tested at all (a tile skipped needs more than one tile in a row)
+WHEN = re.compile(r"^\s*(?P<metric>[a-z0-9_.\[\]]+)\s*(?P<relation>==|!=|<=|>=|<|>)\s*(?P<value>-?[0-9.]+)\s*$")
 _SECTIONS = {"sweep", "training", "ceilings", "counters", "limits"}
 
 
@@ -146,6 +149,9 @@ def _validate(item: Any, where: str, seen: set[str]) -> None:
         raise ClaimsError(f"{where}: field 'applies.device_kind' must be cuda or cpu")
     if applies.get("dtype", "bfloat16") not in DTYPES:
         raise ClaimsError(f"{where}: field 'applies.dtype' must be one of {DTYPES}")
+    when = applies.get("when", [])
+    if not isinstance(when, list) or any(not isinstance(w, str) or not WHEN.match(w) for w in when):
+        raise ClaimsError(f"{where}: field 'applies.when' takes a list of '<metric> <relation> <number>'")
     for section in applies.get("requires", []):
         if section not in _SECTIONS and section not in VARIANTS:
             raise ClaimsError(
@@ -245,6 +251,15 @@ def applies(claim: Claim, snap: Snapshot) -> str | None:
         return f"only for {where['dtype']}"
     if "shape" in where and list(c.shape) != list(where["shape"]):
         return f"only for shape {where['shape']}"
+    for condition in where.get("when", []):
+        m = WHEN.match(condition)
+        assert m is not None  # validated on load
+        try:
+            value = metrics.metric(snap, m.group("metric"))
+        except metrics.UnknownMetric as exc:
+            return f"only where {condition} ({exc})"
+        if not _holds(m.group("relation"), value, float(m.group("value")), 0.0):
+            return f"only where {condition} (here {value})"
     return None
 
 

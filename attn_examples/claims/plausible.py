@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from attn_examples.render import metrics
+from attn_examples.render import metrics, regime
 from attn_examples.snapshot import uncertainty
 from attn_examples.snapshot.schema import Snapshot, SweepPoint, Training, recorded
 from attn_examples.snapshot.uncertainty import Interval
 
 TIMED = ("device_us", "host_us", "host_first_us")
+REGIME = ("regime", "us_per_activity", "busy_share")  # decided at the device time's interval ends
 # one variant's timings over each other, block by block (the same rounds: paired on CUDA)
 WITHIN = {
     "host_per_device": ("host_us", "device_us"),
@@ -162,12 +163,49 @@ def _training(snap: Snapshot, parts: list[str]) -> Plausible:
     return None
 
 
+def _regime_at_ends(snap: Snapshot, variant_id: str) -> list[regime.Regime]:
+    """The variant's regime at both ends of its device time's interval (one, where it has none)."""
+    interval = uncertainty.of_median(_blocks(snap, variant_id, "device_us"))
+    times = [None] if interval is None else [interval.low, interval.high]
+    found = [regime.classify(snap, variant_id, t) for t in times]
+    if any(r is None for r in found):
+        raise metrics.UnknownMetric(f"{variant_id} has no regime here")
+    return [r for r in found if r is not None]
+
+
+def _regime(snap: Snapshot, variant_id: str, field: str) -> Plausible:
+    """A variant's regime as the set of regimes its device time's interval allows; its time per
+    activity and busy share as intervals."""
+    if variant_id not in snap.variants:
+        return None
+    ends = _regime_at_ends(snap, variant_id)
+    if field == "regime":
+        return frozenset(r.kind for r in ends)
+    if len(ends) == 1:
+        return None
+    values = [getattr(r, field) for r in ends]
+    blocks = uncertainty.of_median(_blocks(snap, variant_id, "device_us"))
+    return Interval(min(values), max(values), blocks.n if blocks else 0, False)
+
+
+def _regimes(snap: Snapshot, key: str) -> Plausible:
+    """regime.variants[<kind>] (the counts the intervals allow) and regime.all[<kind>]."""
+    kind = key.split("[", 1)[1].rstrip("]") if "[" in key else ""
+    options = [_regime(snap, v, "regime") for v in snap.variants if regime.classify(snap, v) is not None]
+    sets = [o for o in options if isinstance(o, frozenset)]
+    surely = sum(1 for o in sets if o == {kind})
+    maybe = sum(1 for o in sets if kind in o)
+    if key.startswith("regime.variants"):
+        return frozenset(range(surely, maybe + 1))
+    return frozenset({surely == len(sets), maybe == len(sets)})
+
+
 def _route(key: str) -> str | None:
     """Which kind of timed key this is, read off its shape alone; None for an exact key. The one
     place that says which keys rest on timings: `plausible` answers them, `is_timed` names them."""
-    parts = key.split(".")
-    if "[" in key:
+    if "[" in key and not key.startswith("regime."):
         return None
+    parts = key.split("[")[0].split(".")
     if parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED:
         return "ratio"
     if parts[0] in ("fastest", "slowest") and len(parts) == 2 and parts[1] in TIMED:
@@ -180,6 +218,10 @@ def _route(key: str) -> str | None:
         parts[1:] in (["fastest"], ["fastest_as_forward"]) or parts[-1] == "step_per_forward"
     ):
         return "training"
+    if len(parts) == 2 and parts[1] in REGIME:
+        return "regime"
+    if parts[0] == "regime" and len(parts) == 2:
+        return "regimes"
     if len(parts) == 2 and parts[1] in TIMED:
         return "time"
     if len(parts) == 2 and parts[1] in WITHIN:
@@ -203,6 +245,10 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return _sweep(snap, parts[1:])
     if route == "training":
         return _training(snap, parts[1:])
+    if route == "regime":
+        return _regime(snap, parts[0], parts[1])
+    if route == "regimes":
+        return _regimes(snap, key)
     if route == "time" and parts[0] in snap.variants:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
     if route == "within" and parts[0] in snap.variants:

@@ -80,6 +80,17 @@ def claim_expected(claim: claims.Claim, lang: str) -> str:
     return f"{claim.relation} {shown}"
 
 
+def claim_bound(claim: claims.Claim, metric: str, lang: str) -> str:
+    """The number an `applies.when` condition of the claim puts on `metric` (where a page says where the
+    claim can be tested, in the claim's own terms, not a second copy)."""
+    for condition in claim.applies.get("when", []):
+        m = claims.WHEN.match(condition)
+        if m is not None and m.group("metric") == metric:
+            value = float(m.group("value"))
+            return format_metric(metric, int(value) if value.is_integer() else value, lang)
+    raise KeyError(f"claim {claim.id!r} puts no applies.when condition on {metric!r}")
+
+
 def claim_interval(verdict: claims.Verdict, lang: str) -> str:
     """A timed claim's 95% interval, its ends formatted like the metric ('1.41×–1.66×'), or the
     rankings it allows ('sdpa_flash or sdpa_cudnn'); '' for an exact claim."""

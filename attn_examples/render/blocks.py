@@ -499,6 +499,10 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         return fmt_shape(value)
     if last in ("main_theoretical_limit", "main_limiter"):
         return limit_words(lang, value)
+    if last == "regime" and isinstance(value, str):
+        from attn_examples.render.i18n import REGIME_WORDS
+
+        return REGIME_WORDS[lang][value]
     if last == "main_role":
         from attn_examples.render.i18n import ROLE_WORDS
 

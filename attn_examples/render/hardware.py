@@ -215,6 +215,12 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "score_bytes": c.score_bytes,
         "dram_per_qkvo": _div(total["dram_bytes"], 4 * c.tensor_bytes),
         "dram_per_score": _div(total["dram_bytes"], c.score_bytes),
+        # what is left beyond reading q, k, v and writing the output once, in score matrices: a whole
+        # score matrix written to HBM would put it above one, at any shape (at a small one q, k, v and
+        # the output alone can outweigh a score matrix, so dram_per_score cannot tell)
+        "dram_beyond_qkvo_per_score": _div(
+            None if total["dram_bytes"] is None else total["dram_bytes"] - 4 * c.tensor_bytes, c.score_bytes
+        ),
         "dram_read_per_qkv": _div(total["dram_read_bytes"], 3 * c.tensor_bytes),
         "dram_write_per_output": _div(total["dram_write_bytes"], c.tensor_bytes),
         "l2_write_per_output": _div(total["l2_write_bytes"], c.tensor_bytes),

@@ -142,6 +142,13 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
         "claim_title": "Claim {id}: expected {expected}; measured {measured} on {device}: {verdict}",
+        # a statement's mark (attn_examples.claims.evidence.mark)
+        "ev_label": "What this statement rests on ({n} claim(s) checked against this measurement)",
+        "ev_title": "This statement rests on",
+        "ev_measured": "measured:",
+        "ev_fact_has": "this measurement has {arg}",
+        "ev_fact_device": "measured on {arg}",
+        "ev_fact_dtype": "inputs in {arg}",
         "kernels_fig_alt": "Bar chart: GPU activities per forward for each variant, split into kernels, memory copies and memsets; the article's A100 kernel counts are marked.",
         "time_fig_alt": "Bar chart: device time and host (dispatch) time per call for each variant, in microseconds, with interquartile ranges.",
         "timeline_fig_alt": "Timeline of one forward of {title}: host-side operators and launch calls above, GPU kernels below, on a shared time axis in microseconds.",
@@ -361,6 +368,12 @@ TEXT: dict[str, dict[str, str]] = {
         "跨過了主張所劃的界線（{expected}）。",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是 {interval}。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
+        "ev_label": "這段敘述的根據（{n} 項主張，已對照這次量測）",
+        "ev_title": "這段敘述的根據",
+        "ev_measured": "量到：",
+        "ev_fact_has": "這次量測含有 {arg}",
+        "ev_fact_device": "量測裝置：{arg}",
+        "ev_fact_dtype": "輸入型別：{arg}",
         "kernels_fig_alt": "長條圖：各實作每次 forward 的 GPU 活動數，分為 kernel、記憶體複製與 memset；並標出原文在 A100 上的 kernel 數。",
         "time_fig_alt": "長條圖：各實作每次呼叫的裝置時間與主機端（派發）時間，單位微秒，附四分位距。",
         "timeline_fig_alt": "{title} 單次 forward 的時間軸：上方是主機端運算子與啟動呼叫，下方是 GPU kernel，共用同一條以微秒為單位的時間軸。",
@@ -527,6 +540,23 @@ LIMIT_WORDS: dict[str, dict[str, str]] = {
         "blocks": "block 數上限",
         "grid": "grid 大小",
         "shared memory above the per-block ceiling": "共享記憶體超過每個 block 的上限",
+    },
+}
+
+
+# What limits a variant (attn_examples.render.regime), as a page names it.
+REGIME_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "launch": "launch-bound",
+        "memory": "memory-bound",
+        "compute": "compute-bound",
+        "busy": "GPU-bound (memory or compute: no counters to tell)",
+    },
+    "zh-TW": {
+        "launch": "受限於啟動開銷",
+        "memory": "受限於記憶體頻寬",
+        "compute": "受限於運算",
+        "busy": "受限於 GPU 本身（缺少計數器，分不出是記憶體還是運算）",
     },
 }
 

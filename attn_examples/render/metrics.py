@@ -22,7 +22,12 @@ A key names one raw value:
   `kernels_matching[<regex>]`, `kernels_not_matching[<regex>]` (kernels whose name does / does not match),
   `launch_api[<regex>]` (the launch call of the first kernel whose name matches),
   `main_name_match[<regex>]` (the part of the main kernel's name that matches),
-  `role[<role>]` (kernels of that role: see views.ROLES)
+  `role[<role>]` (kernels of that role: see views.ROLES),
+  regime (launch | memory | compute | busy: attn_examples.render.regime), us_per_activity (device time
+  over GPU activities), busy_share (the activities' own time over the device time),
+  intensity_per_ridge (FLOP per HBM byte over the ridge of its roof)
+- `regime.variants[<kind>]`: how many variants are in that regime; `regime.all[<kind>]`: whether every
+  variant with a regime is
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
@@ -172,6 +177,18 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
+    if name in ("regime", "us_per_activity", "busy_share", "intensity_per_ridge"):
+        from attn_examples.render import regime
+
+        limit = regime.classify(snap, variant_id)
+        if limit is None:
+            raise UnknownMetric(f"{variant_id} has no regime on {snap.provenance.device_name} (GPU kernels only)")
+        value = {"regime": limit.kind, "us_per_activity": limit.us_per_activity, "busy_share": limit.busy_share}.get(
+            name, limit.intensity_per_ridge
+        )
+        if value is None:
+            raise UnknownMetric(f"{variant_id}.{name} needs hardware counters and the measured ceilings")
+        return value
     timing = recorded(result.timing, f"variants.{variant_id}.timing")
     plain = {
         "device_us": timing.device_us.median if timing.device_us else None,
@@ -506,9 +523,18 @@ def metric(snap: Snapshot, key: str) -> Any:
     elif parts[0] == "counters" and len(parts) == 3 and parts[2] == "bandwidth_share" and arg is not None:
         return _counters_bandwidth_share(snap, parts[1], arg)
     elif parts[0] == "counters" and arg is None:
-        return _counters_metric(snap, parts[1:])
+        return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
+    elif head in ("regime.variants", "regime.all") and arg is not None:
+        from attn_examples.render import regime
+
+        if arg not in regime.KINDS:
+            raise UnknownMetric(f"no regime {arg!r}: one of {', '.join(regime.KINDS)}")
+        kinds = [k.kind for v in snap.variants if (k := regime.classify(snap, v)) is not None]
+        if not kinds:
+            raise UnknownMetric(f"no variant has a regime on {p.device_name} (GPU kernels only)")
+        return kinds.count(arg) if head == "regime.variants" else all(k == arg for k in kinds)
     elif head in ("dispatch.auto", "dispatch.auto_variant") and arg is None:
         if snap.dispatch.auto_backend is None:
             raise UnknownMetric("the un-pinned SDPA backend was not identified in this snapshot")

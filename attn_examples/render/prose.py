@@ -17,6 +17,15 @@ A page's Markdown holds two kinds of markers:
   than shows a dash.
 - `{{ key }}` becomes a value, formatted by the caller; only the text that survived the branches is
   looked at, so a value that exists in one branch only is asked for only there.
+- `{% general %}` inside a statement (a paragraph, a list item, an admonition) declares it true of
+  attention, of the article or of PyTorch whatever the measurement; `{% rests <claim> … %}` declares
+  that it rests on those claims holding here. A statement inside a branch rests on the branch's
+  conditions, and one that shows `{{ claim.<id> }}` on that claim, without a word written.
+
+With `evidence=True` the rendered Markdown carries what each piece of text rests on as invisible
+tokens (`attn_examples.render.evidence`): the conditions of the branches it lies in (and the negation
+of the branches passed over before it), the claims it shows and its declarations. The page's HTML
+turns them into each statement's `data-rests-on` and its mark.
 
 The same function serves the build hook and the tests, which compare the branch structure of the
 two languages of a page (`structure`).
@@ -29,7 +38,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-TAG = re.compile(r"\{%\s*(if|elif|else|endif)\b(.*?)%\}")
+from attn_examples.render import evidence
+
+TAG = re.compile(r"\{%\s*(if|elif|else|endif|general|rests)\b(.*?)%\}")
+DECLARATIONS = ("general", "rests")
 PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
 PREDICATES = ("holds", "fails", "unsure", "applies", "has", "device", "dtype")
 
@@ -60,6 +72,14 @@ class _If:
     branches: list[_Branch]
 
 
+@dataclass
+class _Declaration:
+    """`{% general %}` or `{% rests <claim> … %}`: what the statement around it rests on."""
+
+    items: tuple[str, ...]
+    line: int
+
+
 def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
@@ -72,7 +92,8 @@ def _tokens(text: str):
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", end)
         line_end = len(text) if line_end == -1 else line_end
-        if not text[line_start:start].strip() and not text[end:line_end].strip():
+        alone = not text[line_start:start].strip() and not text[end:line_end].strip()
+        if alone and match.group(1) not in DECLARATIONS:
             start, end = line_start, min(line_end + 1, len(text))
         if start > pos:
             yield ("text", text[pos:start], None)
@@ -90,6 +111,8 @@ def parse(text: str, where: str = "page") -> list:
         body, node = stack[-1]
         if kind == "text":
             body.append(payload)
+        elif kind in DECLARATIONS:
+            body.append(_declaration(kind, payload, where, line))
         elif kind == "if":
             if not payload:
                 raise ProseError(f"{where}:{line}: {{% if %}} without a condition")
@@ -119,6 +142,17 @@ def parse(text: str, where: str = "page") -> list:
         assert unclosed is not None  # only the root's entry (stack[0]) has no node
         raise ProseError(f"{where}:{unclosed.line}: {{% if %}} is never closed with {{% endif %}}")
     return root
+
+
+def _declaration(kind: str, payload: str, where: str, line: int) -> _Declaration:
+    if kind == "general":
+        if payload:
+            raise ProseError(f"{where}:{line}: {{% general %}} takes nothing (a statement that rests on claims: rests)")
+        return _Declaration(("general",), line)
+    ids = payload.split()
+    if not ids or any(not re.fullmatch(r"[a-z0-9][a-z0-9\-]*", i) for i in ids):
+        raise ProseError(f"{where}:{line}: {{% rests %}} takes claim ids: {{% rests <claim> … %}}")
+    return _Declaration(tuple(f"rests {i}" for i in ids), line)
 
 
 def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
@@ -166,29 +200,63 @@ def evaluate(condition: str, facts: Facts, where: str = "page", line: int = 0) -
     return any(all(term(t) for t in re.split(r"\s+and\s+", alt)) for alt in re.split(r"\s+or\s+", condition))
 
 
-def _render_tree(nodes: list, facts: Facts, where: str) -> str:
+def _negated(condition: str) -> str:
+    """What a branch passed over says: its condition did not hold."""
+    if condition.startswith("not ") and not re.search(r"\s(and|or)\s", condition):
+        return condition[len("not ") :]
+    return f"not ({condition})" if re.search(r"\s(and|or)\s", condition) else f"not {condition}"
+
+
+def is_measured(text: str) -> bool:
+    """A page that depends on the measurement: it has a branch, a value or a measured block."""
+    return bool(TAG.search(text) or PLACEHOLDER.search(text) or EXEC_BLOCK.search(text))
+
+
+def evaluate_item(item: str, facts: Facts, where: str = "page") -> bool:
+    """An evidence item that is a condition (`holds x`, `not holds x`, `not (holds a and holds b)`)."""
+    if item.startswith("not (") and item.endswith(")"):
+        return not evaluate(item[len("not (") : -1], facts, where)
+    return evaluate(item, facts, where)
+
+
+def _render_tree(nodes: list, facts: Facts, where: str, basis: tuple[str, ...] | None = None) -> str:
+    """The kept text; with `basis` (evidence mode) each kept line carries the conditions it rests on."""
     out = []
     for node in nodes:
         if isinstance(node, str):
-            out.append(node)
+            out.append(evidence.annotate(node, basis) if basis else node)
             continue
+        if isinstance(node, _Declaration):
+            if basis is not None:
+                out.append(evidence.token(node.items))
+            continue
+        passed: list[str] = []
         for branch in node.branches:
             if branch.condition is None or evaluate(branch.condition, facts, where, branch.line):
-                out.append(_render_tree(branch.body, facts, where))
+                inner = None
+                if basis is not None:
+                    taken = [] if branch.condition is None else [branch.condition]
+                    inner = (*basis, *taken, *(_negated(c) for c in passed))
+                out.append(_render_tree(branch.body, facts, where, inner))
                 break
+            passed.append(branch.condition)
     return "".join(out)
 
 
-def render(text: str, facts: Facts, value: Callable[[str], str], where: str = "page") -> str:
-    """Keep the branches that hold, then fill in the values the kept text asks for."""
+def render(
+    text: str, facts: Facts, value: Callable[[str], str], where: str = "page", evidence_tokens: bool = False
+) -> str:
+    """Keep the branches that hold, then fill in the values the kept text asks for. With
+    `evidence_tokens`, the text carries what each line rests on (`attn_examples.render.evidence`)."""
     for condition, line in conditions(text, where):  # an unknown claim fails even in a branch not taken
         evaluate(condition, facts, where, line)
     # Blank lines of the source are marked, so that a line emptied by a dropped inline branch can be
     # told from one the author left blank: the first disappears, the second stays.
     marked = re.sub(r"(?m)^[ \t]*$", _BLANK, text)
-    kept = _render_tree(parse(marked, where), facts, where)
+    kept = _render_tree(parse(marked, where), facts, where, () if evidence_tokens else None)
     kept = re.sub(r"(?m)^[ \t]*\n", "", kept).replace(_BLANK, "")
-    return _fill(kept, value)
+    filled = _fill(kept, value, evidence_tokens)
+    return evidence.place(filled) if evidence_tokens else filled
 
 
 _SPACED = re.compile(r"( ?)" + PLACEHOLDER.pattern + r"( ?)")
@@ -224,7 +292,7 @@ def join_wide_lines(html: str) -> str:
     return "".join(out)
 
 
-def _fill(text: str, value: Callable[[str], str]) -> str:
+def _fill(text: str, value: Callable[[str], str], evidence_tokens: bool = False) -> str:
     """Put the values in. A space written beside a placeholder is dropped where the value turns out to
     meet a Chinese character on that side ("而 {{ lowest.rel_error }} 至少" with the value 手寫版), and
     kept where it meets a Latin word or a number, as Taiwan typesetting does."""
@@ -236,6 +304,8 @@ def _fill(text: str, value: Callable[[str], str]) -> str:
         after = text[m.end() : m.end() + 1]
         left = "" if m.group(1) and WIDE.match(before) and WIDE.match(shown[:1]) else m.group(1)
         right = "" if m.group(3) and WIDE.match(after) and WIDE.match(shown[-1:]) else m.group(3)
+        if evidence_tokens:
+            filled += evidence.claim_token(m.group(2))
         return left + filled + right
 
     return _SPACED.sub(one, text)
@@ -268,6 +338,11 @@ def structure(text: str, where: str = "page") -> list[str]:
             if isinstance(node, str):
                 texts.append(node)
                 continue
+            if isinstance(node, _Declaration):
+                contents(texts, depth)
+                texts = []
+                out.append("  " * depth + "; ".join(node.items))
+                continue
             contents(texts, depth)
             texts = []
             for i, branch in enumerate(node.branches):
@@ -290,7 +365,7 @@ def conditions(text: str, where: str = "page") -> list[tuple[str, int]]:
 
     def walk(nodes: list) -> None:
         for node in nodes:
-            if not isinstance(node, str):
+            if isinstance(node, _If):
                 for branch in node.branches:
                     if branch.condition is not None:
                         out.append((branch.condition, branch.line))

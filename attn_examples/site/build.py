@@ -128,9 +128,12 @@ class BuildMeasurement:
                 return claims_report.claim_expected(verdict.claim, lang)
             if part == "undecided":
                 return claims_report.claim_undecided(verdict, lang)
+            if part.startswith("when[") and part.endswith("]"):
+                return claims_report.claim_bound(verdict.claim, part[len("when[") : -1], lang)
             if part:
                 raise KeyError(
-                    "claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }} or {{ claim.<id>.undecided }}"
+                    "claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }}, "
+                    "{{ claim.<id>.undecided }} or {{ claim.<id>.when[<metric>] }}"
                 )
             return claims_report.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):

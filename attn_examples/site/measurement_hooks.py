@@ -105,17 +105,21 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files) -> 
                 f"value this measurement may lack belongs inside {{% if has … %}})"
             ) from None
 
+    page.meta["attn_measured"] = prose.is_measured(markdown)
     try:
-        return prose.render(markdown, m, value, where=page.file.src_uri)
+        return prose.render(markdown, m, value, where=page.file.src_uri, evidence_tokens=True)
     except prose.ProseError as exc:
         raise PluginError(str(exc)) from None
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
-    """One provenance line per page that shows a measured block, under its title: where the page's
-    tables, figures and values come from, once."""
+    """Each statement of a measured page gets what it rests on (`data-rests-on`) and its mark, and a
+    statement that declares nothing, or rests on a claim that does not hold here, fails the build
+    (`attn_examples.claims.evidence`). Then one provenance line per page that shows a measured block,
+    under its title: where the page's tables, figures and values come from, once."""
     from attn_examples.render import blocks as render
 
+    html = _evidence(html, page)
     if render.MEASURED_MARK not in html:
         return html
     html = html.replace(render.MEASURED_MARK, "")
@@ -129,6 +133,29 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
         return line + html
     title_end += len("</h1>")
     return html[:title_end] + "\n" + line + html[title_end:]
+
+
+def _evidence(html: str, page: Page) -> str:
+    from attn_examples.claims import evidence as rules
+    from attn_examples.render import evidence, prose
+
+    if not page.meta.get("attn_measured"):
+        return evidence.strip(html)
+    m = _site().current()
+    lang = "zh-TW" if page.file.src_uri.startswith("zh-TW/") else "en"
+    uids = iter(range(1, 10**6))
+
+    def mark(statement: evidence.Statement) -> str:
+        return rules.mark(statement, m.verdicts, lang, f"attn-ev-{next(uids)}")
+
+    html, statements = evidence.attach(html, mark)
+    found = rules.problems(statements, m.verdicts, lambda item: prose.evaluate_item(item, m, page.file.src_uri))
+    if found:
+        raise PluginError(
+            f"attn-examples: {page.file.src_uri}: {len(found)} statement(s) without a basis on this measurement "
+            f"({m.snapshot.root or m.snapshot.device_slug}):\n  - " + "\n  - ".join(found)
+        )
+    return html
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

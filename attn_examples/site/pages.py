@@ -1,9 +1,11 @@
 """Check the page sources against every committed snapshot, without building the site (no torch).
 
 For each page and language, and each snapshot under `snapshots/`: the branches resolve, every
-value the kept text asks for exists, every measured block (`site.kernels(...)`, …) renders, and the
-English and Chinese sources have the same skeleton (the same branches, values and blocks). The
-lint (`attn_examples.claims.lint`) runs over the same sources. This is what `attn-examples pages` prints
+value the kept text asks for exists, every measured block (`site.kernels(...)`, …) renders, every
+statement of a measured page declares what it rests on and rests on nothing that fails or is
+undecided there (`attn_examples.claims.evidence`), and the English and Chinese sources have the same
+skeleton (the same branches, values, declarations and blocks). The lint (`attn_examples.claims.lint`)
+runs over the same sources. This is what `attn-examples pages` prints
 and what the tests hold every page to; a full `mkdocs build` per snapshot then checks the HTML.
 """
 
@@ -56,14 +58,45 @@ def _run_blocks(markdown: str, lang: str) -> list[str]:
     return errors
 
 
-def render_page(source: str, measurement, lang: str, where: str) -> str:
+def render_page(source: str, measurement, lang: str, where: str, evidence_tokens: bool = False) -> str:
     def value(key: str) -> str:
         try:
             return measurement.value(key, lang)
         except KeyError as exc:
             raise KeyError(f"{{{{ {key} }}}}: {exc.args[0]}") from None
 
-    return prose.render(source, measurement, value, where=where)
+    return prose.render(source, measurement, value, where=where, evidence_tokens=evidence_tokens)
+
+
+# The Markdown the site's pages are written in, less what turns no prose into HTML (code highlighting,
+# snippets, the table of contents): enough to find every paragraph, list item and admonition.
+MARKDOWN_EXTENSIONS = ["admonition", "attr_list", "md_in_html", "tables", "pymdownx.superfences", "pymdownx.details"]
+
+
+def statements(rendered: str) -> list:
+    """The statements of a page rendered with evidence tokens, each with what it rests on (the measured
+    blocks left out: their own captions declare theirs in the build)."""
+    import markdown
+
+    from attn_examples.render import evidence
+
+    prose_only = prose.EXEC_BLOCK.sub("", rendered)
+    html = markdown.markdown(prose_only, extensions=MARKDOWN_EXTENSIONS)
+    return evidence.attach(html)[1]
+
+
+def evidence_problems(source: str, measurement, lang: str, where: str) -> list[str]:
+    """What `mkdocs build` would refuse in a measured page's statements on this measurement."""
+    from attn_examples.claims import evidence as rules
+
+    if not prose.is_measured(source):
+        return []
+    rendered = render_page(source, measurement, lang, where, evidence_tokens=True)
+    return rules.problems(
+        statements(rendered),
+        measurement.verdicts,
+        lambda item: prose.evaluate_item(item, measurement, where),
+    )
 
 
 def check(
@@ -113,6 +146,7 @@ def check(
                 except (prose.ProseError, KeyError) as exc:
                     problems.append(Problem(where, snap_name, str(exc.args[0] if isinstance(exc, KeyError) else exc)))
                     continue
+                problems += [Problem(where, snap_name, e) for e in evidence_problems(text, measurement, lang, where)]
                 if run_blocks:
                     with site.pinned(measurement):
                         problems += [Problem(where, snap_name, e) for e in _run_blocks(rendered, lang)]

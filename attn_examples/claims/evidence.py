@@ -1,0 +1,164 @@
+"""The rules a statement's basis must satisfy on a measurement, and the mark a reader opens (no torch).
+
+`attn_examples.render.evidence` finds what each statement of a page rests on. Here it is held to the
+measurement's verdicts:
+
+- a statement on a measured page **declares something**: a branch on a claim it lies in, a claim it
+  shows, `{% rests … %}` or `{% general %}` (its own or of a statement it lies in). A branch on a
+  fact alone (`has counters`, `device cuda`) says where a statement can be made, not why it is
+  true, so it does not count;
+- a statement that **rests on a claim** (`{% rests x %}`) is shown only where that claim holds;
+- a statement that **shows a claim** (`{{ claim.x }}`) shows one that applies here, and where the
+  claim is undecided it says so: its undecided wording (`{{ claim.x.undecided }}`) or a branch on
+  `unsure x`; a decided value with its verdict mark is a statement of what was measured;
+- a statement in the `else` of a timed claim (`not holds x`) must not be taken where x is undecided:
+  the else speaks for a claim that failed, and an undecided one did not; branch on `unsure x` first;
+- a **branch** rests on its conditions by construction; every item is still evaluated, so an item
+  that names no claim or a condition false here is reported (a broken template, not a page).
+
+`mark` draws the reader's side: a small button after the statement whose popup lists the claims it
+rests on, with their verdicts here and the measured values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from attn_examples.claims import check as claims
+from attn_examples.claims import report
+from attn_examples.render import templating
+from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, Statement
+from attn_examples.render.i18n import t
+
+_EXCERPT = 90
+
+
+def excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1].rstrip() + "…"
+
+
+def problems(
+    statements: list[Statement],
+    verdicts: Mapping[str, claims.Verdict],
+    evaluate: Callable[[str], bool] | None = None,
+) -> list[str]:
+    """What is wrong with the statements' bases on this measurement, one line each (empty: nothing).
+    `evaluate` checks a branch condition against the measurement (prose.evaluate_item, bound)."""
+    found: list[str] = []
+    for s in statements:
+        if not s.text:
+            continue
+        items = s.items
+        quote = f"“{excerpt(s.text)}”"
+        if not any(item == GENERAL or CLAIM_IN_ITEM.search(item) for item in items):
+            found.append(
+                f"{quote} declares nothing"
+                + (f" (it lies only in branches on {', '.join(items)}, which name no claim)" if items else "")
+                + ": rest it on a claim (a branch, {{ claim.x }}, {% rests x %}) or add {% general %}"
+            )
+            continue
+        for item in items:
+            found += _item_problems(item, items, verdicts, quote, evaluate)
+    return found
+
+
+def _item_problems(
+    item: str,
+    items: list[str],
+    verdicts: Mapping[str, claims.Verdict],
+    quote: str,
+    evaluate: Callable[[str], bool] | None,
+) -> list[str]:
+    verb, _, arg = item.partition(" ")
+    if verb in ("shows", "undecided", "rests"):
+        verdict = verdicts.get(arg)
+        if verdict is None:
+            return [f"{quote} rests on {arg!r}, which is no claim"]
+        if verb == "rests" and verdict.status != "pass":
+            return [f"{quote} rests on claim {arg!r}, which {_status_words(verdict)} here ({verdict.reason})"]
+        if verb == "shows" and verdict.status == "n/a":
+            return [f"{quote} shows claim {arg!r}, which does not apply here ({verdict.reason})"]
+        if verb == "shows" and verdict.status == "unsure" and not _says_undecided(items, arg):
+            return [
+                f"{quote} states claim {arg!r} as decided, but it is undecided here: word it with "
+                f"{{{{ claim.{arg}.undecided }}}} or say what it means in {{% elif unsure {arg} %}}"
+            ]
+        return []
+    passed = re.fullmatch(r"not (holds|fails) ([a-z0-9][a-z0-9\-]*)", item)
+    if passed:  # a branch passed over: its claim did not hold (or fail); an undecided one says neither
+        verdict = verdicts.get(passed.group(2))
+        if verdict is not None and verdict.status == "unsure" and not _says_undecided(items, passed.group(2)):
+            return [
+                f"{quote} lies where {passed.group(2)!r} does not {passed.group(1)[:-1]}, but that claim is "
+                f"undecided here, not the other way: branch on unsure {passed.group(2)} before it"
+            ]
+    if item != GENERAL and evaluate is not None:
+        try:
+            true = evaluate(item)
+        except Exception as exc:  # a broken template, named
+            return [f"{quote} rests on {item!r}, which cannot be read: {exc}"]
+        if not true:
+            return [f"{quote} rests on {item!r}, which is false here"]
+    return []
+
+
+def _status_words(verdict: claims.Verdict) -> str:
+    return {"fail": "fails", "unsure": "is undecided", "n/a": "does not apply"}.get(verdict.status, "holds")
+
+
+def _says_undecided(items: list[str], claim_id: str) -> bool:
+    """The statement words the claim as undecided, or lies in a branch on its being undecided."""
+    return f"undecided {claim_id}" in items or any(_positive_unsure(i, claim_id) for i in items)
+
+
+def _positive_unsure(item: str, claim_id: str) -> bool:
+    """A branch condition that says the claim is unsure (not one passed over)."""
+    if item.startswith("not "):
+        return False
+    return any(m.group(1) == "unsure" and m.group(2) == claim_id for m in CLAIM_IN_ITEM.finditer(item))
+
+
+_FACT_WORDS = {  # what a condition that names no claim says, in the reader's words
+    "has": "ev_fact_has",
+    "device": "ev_fact_device",
+    "dtype": "ev_fact_dtype",
+}
+
+
+def mark(statement: Statement, verdicts: Mapping[str, claims.Verdict], lang: str, uid: str) -> str:
+    """The statement's mark: nothing for a general statement or one that rests on facts alone; else a
+    button whose popup lists each claim it rests on, with its verdict here and the measured value."""
+    rows = []
+    for claim_id in statement.claims:
+        verdict = verdicts.get(claim_id)
+        if verdict is None:
+            continue
+        rows.append(
+            {
+                "id": claim_id,
+                "status": verdict.status.replace("/", ""),
+                "mark": report._MARK[verdict.status],
+                "verdict": t(lang, report._verdict_word(verdict)),
+                "statement": verdict.claim.statement[lang],
+                "measured": report.claim_measured(verdict, lang).strip("`") if verdict.status != "n/a" else "",
+                "interval": report.claim_interval(verdict, lang),
+            }
+        )
+    if not rows:
+        return ""
+    facts = []
+    for item in statement.items:
+        verb, _, arg = item.partition(" ")
+        if verb in _FACT_WORDS:
+            facts.append(t(lang, _FACT_WORDS[verb]).format(arg=arg))
+    return templating.render(
+        "evidence_mark.html.j2",
+        uid=uid,
+        label=t(lang, "ev_label").format(n=len(rows)),
+        title=t(lang, "ev_title"),
+        rows=rows,
+        facts=facts,
+        count=len(rows),
+        measured_word=t(lang, "ev_measured"),
+    )
