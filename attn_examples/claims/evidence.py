@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from attn_examples.claims import check as claims
 from attn_examples.claims import report
 from attn_examples.render import templating
-from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, Statement
+from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, MEASURED, Statement
 from attn_examples.render.i18n import t
 
 _EXCERPT = 90
@@ -51,7 +51,7 @@ def problems(
             continue
         items = s.items
         quote = f"“{excerpt(s.text)}”"
-        if not any(item == GENERAL or CLAIM_IN_ITEM.search(item) for item in items):
+        if not any(item in (GENERAL, MEASURED) or CLAIM_IN_ITEM.search(item) for item in items):
             found.append(
                 f"{quote} declares nothing"
                 + (f" (it lies only in branches on {', '.join(items)}, which name no claim)" if items else "")
@@ -93,7 +93,7 @@ def _item_problems(
                 f"{quote} lies where {passed.group(2)!r} does not {passed.group(1)[:-1]}, but that claim is "
                 f"undecided here, not the other way: branch on unsure {passed.group(2)} before it"
             ]
-    if item != GENERAL and evaluate is not None:
+    if item not in (GENERAL, MEASURED) and evaluate is not None:
         try:
             true = evaluate(item)
         except Exception as exc:  # a broken template, named

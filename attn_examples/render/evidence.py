@@ -19,7 +19,7 @@ This module carries that basis from the template to the HTML:
 
 An item is one of: a branch condition as written (`holds cudnn-fastest`, `has counters`,
 `device cuda`, `not holds x` for a branch passed over), `shows <id>`, `undecided <id>`,
-`rests <id>`, `general`. `attn_examples.claims.evidence` holds the rules they must satisfy.
+`rests <id>`, `general`, and `measured`, which only a measured block's template writes. `attn_examples.claims.evidence` holds the rules they must satisfy.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ CLAIM_KEY = re.compile(r"^claim\.([a-z0-9][a-z0-9\-]*)(?:\.(undecided|expected))
 CLAIM_IN_ITEM = re.compile(r"\b(holds|fails|unsure|applies|shows|undecided|rests)\s+([a-z0-9][a-z0-9\-]*)")
 ATTRIBUTE = "data-rests-on"
 GENERAL = "general"
+# what a measured block's template declares on its own captions and notes: words its code chose from
+# the measurement's exact facts and values (a page's prose cannot declare it: it has claims)
+MEASURED = "measured"
 
 
 def token(items: Iterable[str]) -> str:

@@ -127,7 +127,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
         return html
     m = _site().current()
     lang = "zh-TW" if page.file.src_uri.startswith("zh-TW/") else "en"
-    line = render.provenance(m.snapshot, lang, m.live, reused=m.reused)
+    line = render.provenance(m.snapshot, lang, m.live, reused=m.reused, given=m.given)
     title_end = html.find("</h1>")
     if title_end == -1:
         return line + html
