@@ -7,6 +7,7 @@ see the check refuse it, and leave the same statement alone where it is true.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import markdown
@@ -234,3 +235,43 @@ def test_a_gpu_statement_on_a_cpu_is_refused():
 def test_both_languages_are_held_alike():
     zh = "{% if holds auto-picks-cudnn %}\n未指定後端的呼叫已經拿到最快的 kernel：{{ claim.auto-picks-cudnn }}。{% rests auto-is-fastest %}\n{% endif %}\n"
     assert any("auto-is-fastest" in p for p in _problems(zh, "nvidia-h200-float16-b64-s128-d32", "zh-TW"))
+
+
+# ---- the built site --------------------------------------------------------------------------------
+
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+_POP = re.compile(r'<span class="attn-ev-pop"[^>]*>(.*?)</span></span>', re.S)
+
+
+def _article(path: Path) -> str:
+    match = _ARTICLE.search(path.read_text(encoding="utf-8"))
+    assert match, path
+    return match.group(1)
+
+
+def _measured_pages() -> list[str]:
+    return [name for name in pages.page_names() if prose.is_measured((pages.DOCS / "en" / name).read_text())]
+
+
+@pytest.mark.parametrize("name", ["", "nvidia-h200-b1-h2-s128", "cpu-float32"])
+def test_every_statement_of_a_built_page_carries_its_basis(sites, name):
+    """Asserted on the built HTML: no token is left, every statement of a measured page declares what it
+    rests on (its own or its box's), and the marks open onto claims with their verdicts in the page's
+    language."""
+    marks = 0
+    for lang in ("en", "zh-TW"):
+        for page in _measured_pages():
+            stem = Path(page).stem
+            path = (
+                sites.site(name) / ("" if lang == "en" else "zh-TW") / ("" if stem == "index" else stem) / "index.html"
+            )
+            body = _article(path)
+            assert evidence.OPEN not in body and evidence.CLOSE not in body and evidence.SEP not in body, path
+            _, statements = evidence.attach(body)
+            bare = [s.text[:80] for s in statements if s.text and not s.items]
+            assert not bare, f"{lang}/{page} @ {name or 'top'}: {bare}"
+            marks += body.count('class="attn-ev-mark"')
+            for pop in _POP.findall(body):
+                words = ("holds", "fails", "undecided", "observed") if lang == "en" else ("成立", "無法判定", "觀察到")
+                assert any(w in pop for w in words), (lang, page, pop[:200])
+    assert marks > 100
