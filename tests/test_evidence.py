@@ -275,3 +275,13 @@ def test_every_statement_of_a_built_page_carries_its_basis(sites, name):
                 words = ("holds", "fails", "undecided", "observed") if lang == "en" else ("成立", "無法判定", "觀察到")
                 assert any(w in pop for w in words), (lang, page, pop[:200])
     assert marks > 100
+
+
+def test_statements_after_a_drawing_are_found_where_they_are():
+    """The insides of drawings and code are skipped (they are most of a page), and the offsets of what
+    follows still land in the right element."""
+    svg = "<svg>\n" + "<g>\n<path/>\n</g>\n" * 50 + "</svg>"
+    html = f"<figure>{svg}<figcaption>F</figcaption></figure>\n<pre><code>a\nb\n</code></pre>\n<p>After {evidence.token(['general'])}</p>"
+    out, statements = evidence.attach(html, mark=lambda s: "<M>")
+    assert [(s.kind, s.own) for s in statements] == [("figcaption", []), ("p", ["general"])]
+    assert out.endswith('<p data-rests-on="general">After<M></p>') and svg in out

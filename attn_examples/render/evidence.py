@@ -247,11 +247,21 @@ def _mark_at(element: _Element) -> int:
     return element.end
 
 
+_OPAQUE_REGION = re.compile(r"(<(svg|script|style|pre|table)\b[^>]*>)(.*?)(</\2>)", re.S)
+
+
+def _masked(text: str) -> str:
+    """The page with the insides of drawings, scripts, code and tables blanked out (same length, so
+    every offset holds): no statement lies there, and a page's timelines are most of its markup."""
+    return _OPAQUE_REGION.sub(lambda m: m.group(1) + " " * len(m.group(3)) + m.group(4), text)
+
+
 def attach(text: str, mark: Callable[[Statement], str] | None = None) -> tuple[str, list[Statement]]:
     """The page's HTML with each statement's `data-rests-on` (and mark), the tokens gone; and every
     statement of the page, in order, with what it rests on."""
-    scanner = _Scanner(text)
-    scanner.feed(text)
+    masked = _masked(text)
+    scanner = _Scanner(masked)  # offsets are the page's: the masked text has its length, lines of its own
+    scanner.feed(masked)
     scanner.close()
     own: dict[int, list[str]] = {}  # statement element's start -> items
     elements: dict[int, _Element] = {}
