@@ -346,8 +346,8 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
                 raise UnknownMetric(f"sweep point {'.'.join(parts[:3])} is unavailable: {point.reason}")
             if parts[3] == "tflops_fraction":
                 return tflops(point) / sweep.matmul_peak_tflops
-            if parts[3] == "main_grid_per_sm" and point.main_grid_blocks:  # the longest kernel's blocks per SM
-                return point.main_grid_blocks / snap.provenance.sm_count
+            if parts[3] == "main_grid_per_sm" and point.main_grid_blocks and snap.provenance.sm_count:
+                return point.main_grid_blocks / snap.provenance.sm_count  # the longest kernel's blocks per SM
             if hasattr(point, parts[3]):
                 return getattr(point, parts[3])
     raise UnknownMetric(f"unknown sweep key {'.'.join(['sweep', *parts])!r}")
