@@ -285,3 +285,10 @@ def test_statements_after_a_drawing_are_found_where_they_are():
     out, statements = evidence.attach(html, mark=lambda s: "<M>")
     assert [(s.kind, s.own) for s in statements] == [("figcaption", []), ("p", ["general"])]
     assert out.endswith('<p data-rests-on="general">After<M></p>') and svg in out
+
+
+def test_a_named_ranking_the_timings_cannot_single_out_is_refused():
+    """On the CPU at float32 math and the naive versions overlap: "the slowest is X" names one of several."""
+    source = "The slowest variant measured here is {{ slowest.device_us }}. {% general %}\n"
+    assert any("cannot single out" in p for p in _problems(source, "cpu-float32"))
+    assert _problems(source, "nvidia-h200") == []

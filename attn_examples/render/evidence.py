@@ -19,7 +19,8 @@ This module carries that basis from the template to the HTML:
 
 An item is one of: a branch condition as written (`holds cudnn-fastest`, `has counters`,
 `device cuda`, `not holds x` for a branch passed over), `shows <id>`, `undecided <id>`,
-`rests <id>`, `general`, and `measured`, which only a measured block's template writes. `attn_examples.claims.evidence` holds the rules they must satisfy.
+`rests <id>`, `ranks <key>` (a value named by a ranking: `fastest.device_us`, `winner.…`),
+`general`, and `measured`, which only a measured block's template writes. `attn_examples.claims.evidence` holds the rules they must satisfy.
 """
 
 from __future__ import annotations
@@ -54,9 +55,16 @@ def strip(text: str) -> str:
     return TOKEN.sub("", text)
 
 
+RANKING_KEY = re.compile(r"^(?:(?:fastest|slowest)\.\w+|winner\.\w+|(?:ratio|diff)\.(?:winner\.\w+|\w+\.winner)\.\w+)$")
+
+
 def claim_token(key: str) -> str:
-    """The token a filled-in placeholder leaves: a claim value is shown, an undecided claim worded."""
-    m = CLAIM_KEY.match(key.strip())
+    """The token a filled-in placeholder leaves: a claim value is shown, an undecided claim worded, a
+    ranking named (the fastest variant, or a value of it: the timings must single it out)."""
+    key = key.strip()
+    if RANKING_KEY.match(key):
+        return token([f"ranks {key}"])
+    m = CLAIM_KEY.match(key)
     if m is None or m.group(2) == "expected":  # an expectation is the claim's words, not this measurement's
         return ""
     return token([f"{'undecided' if m.group(2) else 'shows'} {m.group(1)}"])

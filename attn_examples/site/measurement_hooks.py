@@ -149,7 +149,9 @@ def _evidence(html: str, page: Page) -> str:
         return rules.mark(statement, m.verdicts, lang, f"attn-ev-{next(uids)}")
 
     html, statements = evidence.attach(html, mark)
-    found = rules.problems(statements, m.verdicts, lambda item: prose.evaluate_item(item, m, page.file.src_uri))
+    found = rules.problems(
+        statements, m.verdicts, lambda item: prose.evaluate_item(item, m, page.file.src_uri), m.snapshot
+    )
     if found:
         raise PluginError(
             f"attn-examples: {page.file.src_uri}: {len(found)} statement(s) without a basis on this measurement "

@@ -96,6 +96,7 @@ def evidence_problems(source: str, measurement, lang: str, where: str) -> list[s
         statements(rendered),
         measurement.verdicts,
         lambda item: prose.evaluate_item(item, measurement, where),
+        measurement.snapshot,
     )
 
 
@@ -183,7 +184,7 @@ def show_evidence(page: str, snapshot: Path, lang: str = "en", docs: Path = DOCS
             if verdict is not None:
                 lines.append(f"      {claim_id}: {verdict.status} ({verdict.reason})")
         for problem in rules.problems(
-            [s], measurement.verdicts, lambda item: prose.evaluate_item(item, measurement, where)
+            [s], measurement.verdicts, lambda item: prose.evaluate_item(item, measurement, where), measurement.snapshot
         ):
             lines.append(f"    REFUSED: {problem}")
     return "\n".join(lines)
