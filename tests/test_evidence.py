@@ -292,3 +292,13 @@ def test_a_named_ranking_the_timings_cannot_single_out_is_refused():
     source = "The slowest variant measured here is {{ slowest.device_us }}. {% general %}\n"
     assert any("cannot single out" in p for p in _problems(source, "cpu-float32"))
     assert _problems(source, "nvidia-h200") == []
+
+
+def test_the_space_before_an_inline_branch_stays():
+    """ "That reading is {% if … %}wrong" must not become "iswrong" when the tokens go."""
+    source = (
+        "{% if holds a %}\nThat reading is {% if holds b %}wrong{% endif %}: see. {% general %} Done.\n{% endif %}\n"
+    )
+    out = prose.render(source, _Facts({"a": "pass", "b": "pass"}), str, evidence_tokens=True)
+    html, _ = evidence.attach(_html(out))
+    assert "That reading is wrong: see. Done." in html

@@ -32,7 +32,10 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 OPEN, CLOSE, SEP = "\ue000", "\ue001", "\ue002"
-TOKEN = re.compile(f"[ \\t]*{OPEN}([^{CLOSE}]*){CLOSE}")
+TOKEN = re.compile(f"{OPEN}([^{CLOSE}]*){CLOSE}")
+# a token with the blanks before it, where blanks or the end of a line follow it: "done. {% general %}"
+# leaves "done."; a token between a word and the next ("is ⟦…⟧wrong") leaves its neighbours' space alone
+_SPACED_TOKEN = re.compile(f"[ \\t]*{OPEN}[^{CLOSE}]*{CLOSE}(?=[ \\t]|\\n|$|<|{OPEN})")
 CLAIM_KEY = re.compile(r"^claim\.([a-z0-9][a-z0-9\-]*)(?:\.(undecided|expected))?$")
 CLAIM_IN_ITEM = re.compile(r"\b(holds|fails|unsure|applies|shows|undecided|rests)\s+([a-z0-9][a-z0-9\-]*)")
 ATTRIBUTE = "data-rests-on"
@@ -52,7 +55,7 @@ def items_of(text: str) -> list[str]:
 
 
 def strip(text: str) -> str:
-    return TOKEN.sub("", text)
+    return TOKEN.sub("", _SPACED_TOKEN.sub("", text))
 
 
 RANKING_KEY = re.compile(r"^(?:(?:fastest|slowest)\.\w+|winner\.\w+|(?:ratio|diff)\.(?:winner\.\w+|\w+\.winner)\.\w+)$")
@@ -77,7 +80,11 @@ def annotate(text: str, basis: tuple[str, ...]) -> str:
         return text
     mark = token(basis)
     lines = text.split("\n")
-    return "\n".join(line + mark if line.strip(" \t\x00") else line for line in lines)
+    # before a line's trailing blanks: "is " + a branch's word keeps its space wherever the token goes
+    return "\n".join(
+        (line.rstrip(" \t") + mark + line[len(line.rstrip(" \t")) :]) if line.strip(" \t\x00") else line
+        for line in lines
+    )
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
