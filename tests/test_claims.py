@@ -383,6 +383,10 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["launch_api"] = "cudaLaunchKernelExC"
             elif field == "grid_per_sm":
                 kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
+            elif field == "grid_occupancy_pct":  # up: a grid that fills every SM; down: a single block
+                kernel["grid"] = [kernel["grid"][0] * 128 if up else 1, 1, 1]
+            elif field in ("resident_warps", "blocks_per_sm"):  # up: few registers, no shared memory; down: the most
+                kernel.update(registers_per_thread=32 if up else 255, shared_memory_bytes=0 if up else 200_000)
             elif field == "smem_bytes":  # x4 / 4: across the 48 KiB default from either side
                 kernel["shared_memory_bytes"] = (
                     kernel["shared_memory_bytes"] * 4 if up else kernel["shared_memory_bytes"] // 4
@@ -596,7 +600,7 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
     if parts[0] == "ratio":  # numerator one way, denominator the other
         _perturb_counters(data, [parts[1], parts[3]], up)
         return _perturb_counters(data, [parts[2], parts[3]], not up)
-    variant, field = parts
+    variant, field = _winner(data, parts[0]), parts[1]
     if field == "main_est_occupancy_pct":  # Kineto's side of the comparison
         return _perturb_variant(data, variant, "main_occupancy_pct", up)
     factor = 3.0 if up else 1 / 3
@@ -633,7 +637,7 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
             m[name] = min(m[name] * 3.0, 100.0) if up else 0.0
         elif field == "local_store_bytes":
             m["l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"] = 4096.0 if up else 0.0
-        elif field == "gmma_instructions":
+        elif field in ("gmma_instructions", "uses_gmma"):
             m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
         else:
             raise AssertionError(f"no perturbation for counters.{variant}.{field}")
