@@ -532,7 +532,7 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     if isinstance(value, str):
         plain = key.split(".")[0] in ("device",) or last in ("tool", "unavailable_reason", "torch")
         return value if plain else f"`{value}`"
-    if last.endswith("_us"):
+    if last.endswith("_us") or last == "us_per_activity":
         return fmt_us(value)
     if last.endswith("_s") and isinstance(value, (int, float)):
         return f"{value:,.1f} s"

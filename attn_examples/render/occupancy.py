@@ -90,12 +90,15 @@ def kineto_estimate(
     calculator allowed the shared memory the kernel opted in to (below `GRID_ZERO_PCT`: the grid alone
     rounds the estimate to zero)."""
     threads = math.prod(row["block"])
+    ceiling = DEFAULT_SMEM_PER_BLOCK
+    if opt_in:
+        ceiling = _required(limits.smem_per_block_optin_bytes, "smem_per_block_optin_bytes")
     blocks, limit = _blocks(
         row["registers_per_thread"],
         threads,
         row["shared_memory_bytes"] or 0,
         limits,
-        _required(limits.smem_per_block_optin_bytes, "smem_per_block_optin_bytes") if opt_in else DEFAULT_SMEM_PER_BLOCK,
+        ceiling,
         arch(compute_capability).max_blocks_per_sm,
     )
     grid_per_sm = math.prod(row["grid"]) / sm_count
