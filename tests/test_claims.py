@@ -381,10 +381,10 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["est_occupancy_pct"] += 12.5 if up else -12.5 if kernel["est_occupancy_pct"] >= 12.5 else 12.5
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
+            elif field == "grid_capped_pct":  # up: a grid 1000x wider; down: a single block
+                kernel["grid"] = [kernel["grid"][0] * 1000, 1, 1] if up else [1, 1, 1]
             elif field == "grid_per_sm":
                 kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
-            elif field == "grid_occupancy_pct":  # up: a grid that fills every SM; down: a single block
-                kernel["grid"] = [kernel["grid"][0] * 128 if up else 1, 1, 1]
             elif field in ("resident_warps", "blocks_per_sm"):  # up: few registers, no shared memory; down: the most
                 kernel.update(registers_per_thread=32 if up else 255, shared_memory_bytes=0 if up else 200_000)
             elif field == "smem_bytes":  # x4 / 4: across the 48 KiB default from either side
@@ -547,6 +547,36 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
                         and (a["shared_memory_bytes"] or 0) <= 49152
                     ):
                         a["est_occupancy_pct"] = 0.0
+    elif parts in (["unexplained_zero_readings"], ["smem_rule_errors"], ["decisive_kernels"]):
+        # up: a kernel within the default ceiling, on a wide grid, reads 0% (unexplained, the ceiling rule
+        # misses it) or is launched through the driver API (a kind the two rules disagree on)
+        for result in data["variants"].values():
+            steps = (result["profile"] or {}).get("steps", []) if result["available"] else []
+            wide = [
+                i
+                for i, a in enumerate(steps[0]["gpu"] if steps else [])
+                if a["kind"] == "kernel"
+                and (a["shared_memory_bytes"] or 0) <= 49152
+                and a["est_occupancy_pct"] >= 1.0
+                and (a["launch_api"] or "").startswith("cuda")
+            ]
+            if up and wide:
+                for step in steps:
+                    kernel = step["gpu"][wide[0]]
+                    if parts == ["decisive_kernels"]:
+                        kernel["launch_api"] = "cuLaunchKernel"
+                    else:
+                        kernel["est_occupancy_pct"] = 0.0
+                return
+    elif parts == ["grid_zero_readings"]:  # down: every grid 1000x wider, so none is too small for a reading
+        for result in data["variants"].values():
+            for step in (result["profile"] or {}).get("steps", []) if result["available"] else []:
+                for a in step["gpu"]:
+                    if a["kind"] == "kernel" and a["grid"]:
+                        a["grid"] = [a["grid"][0] * 1000, *a["grid"][1:]]
+        for p in (data.get("sweep") or {}).get("points", []):
+            if p["available"] and p["main_grid_blocks"]:
+                p["main_grid_blocks"] *= 1000
     elif parts == ["runtime_api_above_48k_read_zero"]:
         for p in data["sweep"]["points"]:
             if p["available"] and p["main_launch_api"] == "cudaLaunchKernel" and (p["main_smem_bytes"] or 0) > 49152:

@@ -13,9 +13,8 @@ A key names one raw value:
   duration),
   tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
   main_blocks_per_sm, main_warps_per_block, main_resident_warps, main_theoretical_limit, main_grid_blocks,
-  main_grid_per_sm (the same kernel against the device's limits),
-  main_grid_occupancy_pct (that theoretical occupancy capped by the grid's blocks per SM, as Kineto caps
-  its estimate: what the column would read with the kernel's own shared-memory ceiling),
+  main_grid_per_sm (the same kernel against the device's limits), main_grid_capped_pct (Kineto's estimate
+  with the shared memory the kernel opted in to: its grid's own cap; under 0.5 the grid alone reads 0%),
   main_role (what the main kernel does: views.ROLES),
   gemm_kernels, gemm_launch_api, gemm_name (the matrix products, by name), gemm_share (their share of
   the kernel time), unavailable_reason, memcpy_bytes, memset_bytes, memcpy_per_score (copied bytes
@@ -253,15 +252,16 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
                 "main_resident_warps": occ.warps_per_sm,
                 "main_theoretical_limit": occ.limit,
             }[name]
-        if name == "main_grid_occupancy_pct":
-            # a grid with fewer blocks than the SMs hold leaves the rest idle: averaged over every SM
-            occ = _main_occupancy(snap, variant_id, main)
-            if not main["grid"]:
+        if name == "main_grid_capped_pct":
+            from attn_examples.render import occupancy
+
+            limits, _ = _limits(snap)
+            if main["registers_per_thread"] is None or not main["block"] or not main["grid"]:
                 raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
-            if not occ.blocks_per_sm:
-                return 0.0
-            per_sm = math.prod(main["grid"]) / snap.provenance.sm_count
-            return occ.pct * min(1.0, per_sm / occ.blocks_per_sm)
+            sms, cc = snap.provenance.sm_count, snap.provenance.compute_capability
+            if sms is None:
+                raise UnknownMetric(f"{snap.provenance.device_name} does not report its SM count")
+            return occupancy.kineto_estimate(main, limits, sms, cc, opt_in=True).pct
         if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block"):
             if not main["grid"] or not main["block"]:
                 raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
