@@ -250,6 +250,7 @@ def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypat
 
     class _Page:
         file = _File()
+        meta: dict = {}  # noqa: RUF012 (what on_page_markdown records about the page)
 
     page = (REPO / "docs" / "en" / "counters.md").read_text()
     out = measurement_hooks.on_page_markdown(page, _Page(), None, None)

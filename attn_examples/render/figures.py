@@ -207,40 +207,46 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
 
 def draw_device_time(snap: Snapshot, lay: Layout) -> str:
     """Device and host time per call on a linear axis (bar lengths are compared), exact values
-    written beside the bars and on hover."""
+    written beside the bars and on hover. Times from 10 ms up (a CPU, a long sequence) are drawn in
+    milliseconds, as the values beside the bars are: seven-digit microsecond ticks do not fit a phone."""
+    from attn_examples.render.blocks import fmt_us
+
     ids = _labels(snap)
     rows = {r["id"]: r for r in views.summary_rows(snap)}
     host = [rows[v]["host_us"] for v in ids]
+    device = [rows[v]["device_us"] for v in ids]
+    scale = 1000.0 if max(device + [h for h in host if h is not None]) >= 10_000 else 1.0  # as fmt_us switches
     keys = [Key(lay.words("fig_device_time"), GREY)]
     if all(h is not None for h in host):
         keys.append(Key(lay.words("fig_host_time"), INK, hatch=True))
-    fig, ax = _bar_axes(lay, "device_time", [lay.name(v) for v in ids], 0.6, _room(lay, keys, 2), "fig_time_axis", 0.2)
+    axis_key = "fig_time_axis_ms" if scale > 1 else "fig_time_axis"
+    fig, ax = _bar_axes(lay, "device_time", [lay.name(v) for v in ids], 0.6, _room(lay, keys, 2), axis_key, 0.2)
     y = list(range(len(ids)))[::-1]
-    device = [rows[v]["device_us"] for v in ids]
     iqr = [rows[v]["device_iqr_us"] or 0 for v in ids]
     for yi, v, d, spread in zip(y, ids, device, iqr):
         ax.barh(
             yi + 0.18,
-            d,
+            d / scale,
             height=0.34,
             color=COLORS[v],
-            tip=f"{title(lay.lang, v)}: {lay.words('fig_device_time')} {_us(d)}",
+            tip=f"{title(lay.lang, v)}: {lay.words('fig_device_time')} {fmt_us(d)}",
         )
         if spread:
-            ax.errorbar_x(yi + 0.18, d, spread / 2)
-        ax.text(d + spread / 2, yi + 0.18, _us(d), size=lay.small, dx=3)
+            ax.errorbar_x(yi + 0.18, d / scale, spread / 2 / scale)
+        ax.text((d + spread / 2) / scale, yi + 0.18, fmt_us(d), size=lay.small, dx=3)
     if len(keys) == 2:
         for yi, v, h in zip(y, ids, host):
             ax.barh(
                 yi - 0.18,
-                h,
+                h / scale,
                 height=0.34,
                 hatch=INK,
                 linewidth=0.6,
-                tip=f"{title(lay.lang, v)}: {lay.words('fig_host_time')} {_us(h)}",
+                tip=f"{title(lay.lang, v)}: {lay.words('fig_host_time')} {fmt_us(h)}",
             )
-    end = max(device + [h for h in host if h is not None])
-    _fit(ax, [d + spread / 2 for d, spread in zip(device, iqr)], [_us(d) for d in device], lay.small, end * 1.05)
+    end = max(device + [h for h in host if h is not None]) / scale
+    ends = [(d + spread / 2) / scale for d, spread in zip(device, iqr)]
+    _fit(ax, ends, [fmt_us(d) for d in device], lay.small, end * 1.05)
     _legend(fig, ax, lay, keys, wide_cols=2)
     return fig.svg()
 
