@@ -381,8 +381,8 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["est_occupancy_pct"] += 12.5 if up else -12.5 if kernel["est_occupancy_pct"] >= 12.5 else 12.5
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
-            elif field == "grid_per_sm":
-                kernel["grid"] = [kernel["grid"][0] * 2 if up else max(1, kernel["grid"][0] // 2), 1, 1]
+            elif field == "grid_per_sm":  # x100 / 100: across half an SM's share from a grid of 2 blocks too
+                kernel["grid"] = [kernel["grid"][0] * 100 if up else max(1, kernel["grid"][0] // 100), 1, 1]
             elif field == "smem_bytes":  # x4 / 4: across the 48 KiB default from either side
                 kernel["shared_memory_bytes"] = (
                     kernel["shared_memory_bytes"] * 4 if up else kernel["shared_memory_bytes"] // 4
