@@ -488,6 +488,8 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
         point[field] = "cuLaunchKernelEx"
     elif field == "main_occupancy_pct":
         point[field] = point[field] + 12.5 if up else max(point[field] - 12.5, 0) or 6.0
+    elif field == "main_grid_per_sm":  # x10 / 10: across one block per SM from either side
+        point["main_grid_blocks"] = max(1, round(point["main_grid_blocks"] * (10 if up else 0.1)))
     else:
         field = "tflops" if field == "tflops_fraction" else field  # over the sweep's own matmul peak
         value = point[field] * (3 if up else 1 / 3)

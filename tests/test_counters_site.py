@@ -23,7 +23,7 @@ from tests.conftest import REPO
 
 REPORT = b"a stand-in for an Nsight Compute report"
 H200 = REPO / "snapshots" / "nvidia-h200"
-LINK = re.compile(r'<p class="attn-trace"><a href="([^"]+\.ncu-rep)" download>([^<]+)</a>([^<]+)</p>')
+LINK = re.compile(r'<p class="attn-trace"[^>]*><a href="([^"]+\.ncu-rep)" download>([^<]+)</a>([^<]+)</p>')
 
 
 def _h200_copy(folder: Path, reader: str | None, report: bytes | None) -> Path:

@@ -29,7 +29,7 @@ _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</art
 _NOT_PROSE = re.compile(
     r'<div class="attn-table"[^>]*>.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
     r'<code>.*?</code>|<span class="attn-quoted"[^>]*>.*?</span>|<p class="attn-(?:provenance|'
-    r'caption|trace|detail)">.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>',
+    r'caption|trace|detail)"[^>]*>.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>',
     re.S,
 )
 _DASH_IN_SENTENCE = re.compile(r"(?:^|[\s(（:：])–(?=[\s,.;:)）。，、]|$)")
@@ -68,7 +68,7 @@ def test_every_page_carries_this_measurements_provenance(sites: Sites, name: str
             html = _page(sites, name, lang, page)
             assert "Traceback" not in html and "{{" not in html and "{%" not in html and render.SITE_ROOT not in html
             for line in re.findall(
-                r'<details class="attn-provenance" data-search-exclude(?: open)?>(.*?)</details>', html, re.S
+                r'<details class="attn-provenance" data-search-exclude(?: open)?[^>]*>(.*?)</details>', html, re.S
             ):
                 seen += 1
                 assert htmllib.escape(snap.provenance.device_name) in line and shape in line, (lang, page, line)

@@ -125,7 +125,7 @@ def test_guess_boxes_ask_and_keep_the_articles_answer_folded(built: Built, lang:
     seen = 0
     for page in word_counts.article_path():
         body = _article(_html(built.site, lang, page))
-        for start in [m.end() for m in re.finditer(r'<div class="admonition question">', body)]:
+        for start in [m.end() for m in re.finditer(r'<div class="admonition question"[^>]*>', body)]:
             seen += 1
             box = _balanced_div(body, start)
             assert "?" in re.sub(r"<details.*?</details>", "", box, flags=re.S) or "？" in box, (page, box[:300])

@@ -203,7 +203,7 @@ def test_the_cpu_snapshot_draws_host_ops_alone() -> None:
         assert len(re.findall(r'<text class="tl-lane-name"', fragment)) == 1
         depth = {m["attrs"]["data-row"] for m in marks}
         assert len(depth) > 3, "nesting depth drawn as sub-rows"
-        assert "GPU" not in re.search(r"<figcaption>(.*?)</figcaption>", fragment).group(1).replace("no GPU", "")
+        assert "GPU" not in re.search(r"<figcaption[^>]*>(.*?)</figcaption>", fragment).group(1).replace("no GPU", "")
 
 
 class _Tags(HTMLParser):
@@ -298,7 +298,7 @@ def test_the_page_helper_routes_timelines_here_with_provenance_and_the_perfetto_
     with site.pinned(site.BuildMeasurement(snap, False, 0.0)):
         out = site.Page("zh-TW").figure("timeline", "sdpa_flash")
     assert out.count('class="attn-figure attn-timeline"') == 1
-    trace = re.search(r'<p class="attn-trace">.*?</p>', out, re.S).group(0)
+    trace = re.search(r'<p class="attn-trace"[^>]*>.*?</p>', out, re.S).group(0)
     assert 'href="@root@/traces/nvidia-h200/sdpa_flash-' in trace and 'class="attn-perfetto"' in trace
     assert "在 Perfetto 中開啟" in trace
     assert out.endswith(render.MEASURED_MARK)  # the page hook gives the page its one provenance line

@@ -26,10 +26,11 @@ import re
 from collections.abc import Callable, Mapping
 
 from attn_examples.claims import check as claims
-from attn_examples.claims import report
-from attn_examples.render import templating
-from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, Statement
+from attn_examples.claims import plausible, report
+from attn_examples.render import metrics, templating
+from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, MEASURED, Statement
 from attn_examples.render.i18n import t
+from attn_examples.snapshot.schema import Snapshot
 
 _EXCERPT = 90
 
@@ -42,16 +43,19 @@ def problems(
     statements: list[Statement],
     verdicts: Mapping[str, claims.Verdict],
     evaluate: Callable[[str], bool] | None = None,
+    snap: Snapshot | None = None,
 ) -> list[str]:
     """What is wrong with the statements' bases on this measurement, one line each (empty: nothing).
-    `evaluate` checks a branch condition against the measurement (prose.evaluate_item, bound)."""
+    `evaluate` checks a branch condition against the measurement (prose.evaluate_item, bound); `snap`
+    lets a named ranking be held to the timings (the variant a sentence calls the fastest must be the
+    only one the intervals allow)."""
     found: list[str] = []
     for s in statements:
         if not s.text:
             continue
         items = s.items
         quote = f"“{excerpt(s.text)}”"
-        if not any(item == GENERAL or CLAIM_IN_ITEM.search(item) for item in items):
+        if not any(item in (GENERAL, MEASURED) or CLAIM_IN_ITEM.search(item) for item in items):
             found.append(
                 f"{quote} declares nothing"
                 + (f" (it lies only in branches on {', '.join(items)}, which name no claim)" if items else "")
@@ -60,7 +64,27 @@ def problems(
             continue
         for item in items:
             found += _item_problems(item, items, verdicts, quote, evaluate)
+            if item.startswith("ranks ") and snap is not None:
+                found += _ranking_problems(item[len("ranks ") :], items, snap, quote)
     return found
+
+
+def _ranking_problems(key: str, items: list[str], snap: Snapshot, quote: str) -> list[str]:
+    """A sentence that names the fastest (or slowest) variant, or a value of it, says the timings single
+    it out: where their intervals allow another, it says so in a branch on an undecided claim."""
+    ranking = ("slowest" if key.startswith("slowest.") else "fastest") + ".device_us"
+    try:
+        allowed = plausible.plausible(snap, ranking)
+    except metrics.UnknownMetric:
+        return []
+    if not isinstance(allowed, frozenset) or len(allowed) <= 1:
+        return []
+    if any(_positive_unsure(i, m.group(2)) for i in items for m in CLAIM_IN_ITEM.finditer(i)):
+        return []
+    return [
+        f"{quote} names the {ranking.split('.')[0]} variant ({key}), which the timings cannot single out here "
+        f"({' or '.join(sorted(allowed))}): branch on a claim about it, with its unsure case"
+    ]
 
 
 def _item_problems(
@@ -93,7 +117,7 @@ def _item_problems(
                 f"{quote} lies where {passed.group(2)!r} does not {passed.group(1)[:-1]}, but that claim is "
                 f"undecided here, not the other way: branch on unsure {passed.group(2)} before it"
             ]
-    if item != GENERAL and evaluate is not None:
+    if item not in (GENERAL, MEASURED) and not item.startswith("ranks ") and evaluate is not None:
         try:
             true = evaluate(item)
         except Exception as exc:  # a broken template, named

@@ -82,19 +82,28 @@ def fmt_sci(value: float | None) -> str:
 MEASURED_MARK = "<!-- attn:measured -->"
 
 
-def build_source(snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False) -> str:
+def build_source(
+    snap: Snapshot, lang: str, live: bool, reused: bool = False, short: bool = False, given: bool = False
+) -> str:
     """Where this build's numbers come from: measured by it, a live measurement an earlier build on
-    this machine took (reused), or the committed snapshot. Text: whoever shows it escapes it."""
+    this machine took (reused), a snapshot committed with the site, or one given to the build from
+    elsewhere (`given`: named by its folder, never by a path that would publish someone's disk).
+    Text: whoever shows it escapes it."""
     if live and reused:
         return (
             t(lang, "reused_short")
             if short
             else t(lang, "reused").format(date=snap.provenance.measured_at[:16].replace("T", " "))
         )
+    if not live and given:
+        name = snap.root.name if snap.root is not None else snap.device_slug
+        return t(lang, "given_short" if short else "given").format(name=name)
     return t(lang, ("live" if live else "snapshot") + ("_short" if short else ""))
 
 
-def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reused: bool = False) -> str:
+def provenance(
+    snap: Snapshot, lang: str, live: bool, opened: bool = False, reused: bool = False, given: bool = False
+) -> str:
     """The page's one provenance line: the device, dtype, shape and whether this build measured, with
     the rest on demand (compute capability, versions, date, commit), a link to the legend of the
     check marks and one to how the numbers are taken. `opened`: shown unfolded (the about page)."""
@@ -110,13 +119,13 @@ def provenance(snap: Snapshot, lang: str, live: bool, opened: bool = False, reus
         device_detail=paren(lang, sm) if p.compute_capability else "",
         dtype_word=DTYPE_WORDS.get(c.dtype, c.dtype),
         shape=fmt_shape(c.shape),
-        source_short=build_source(snap, lang, live, reused, short=True),
+        source_short=build_source(snap, lang, live, reused, short=True, given=given),
         versions=versions,
         layout=f"{t(lang, 'shape')} [{c.batch}, {c.heads}, {c.seq_len}, {c.head_dim}] {c.dtype}",
         date=p.measured_at[:10],
         commit_word=t(lang, "commit"),
         commit=(p.git_commit or "")[:8],
-        source=build_source(snap, lang, live, reused),
+        source=build_source(snap, lang, live, reused, given=given),
         home=f"{SITE_ROOT}{'' if lang == 'en' else lang + '/'}",
         marks_link=t(lang, "marks_link"),
         about_link=t(lang, "about_link"),
@@ -248,6 +257,9 @@ def summary_table(snap: Snapshot, lang: str) -> str:
         )
     ]
     rows = []
+    gpu = snap.provenance.device_kind == "cuda"
+    # a CPU has no kernels, launch records or Tensor Cores: "n/a" there, not a zero that reads as a count
+    na = Markup('<span class="attn-na" title="{}">{}</span>').format(t(lang, "cpu_no_kernels"), t(lang, "n_a"))
     for row in views.summary_rows(snap):
         name = title(lang, row["id"])
         if not row["available"]:
@@ -257,14 +269,14 @@ def summary_table(snap: Snapshot, lang: str) -> str:
         rows.append(
             [
                 name,
-                fmt_num(row["kernels"]),
-                fmt_num(row["gpu_activities"]),
+                fmt_num(row["kernels"]) if gpu else na,
+                fmt_num(row["gpu_activities"]) if gpu else na,
                 fmt_us(row["device_us"]),
                 fmt_us(row["host_us"]),
-                kernel_name(row["main_kernel"], 40) if row["main_kernel"] else "–",
-                fmt_num(row["main_registers"]),
-                fmt_pct(row["main_occupancy_pct"]),
-                _tc(lang, row["tensor_cores"]),
+                kernel_name(row["main_kernel"], 40) if row["main_kernel"] else "–" if gpu else na,
+                fmt_num(row["main_registers"]) if gpu else na,
+                fmt_pct(row["main_occupancy_pct"]) if gpu else na,
+                _tc(lang, row["tensor_cores"]) if gpu else na,
                 fmt_bytes(row["peak_memory_bytes"]),
                 fmt_sci(row["rel_error"]),
             ]
@@ -421,6 +433,8 @@ def article_table(snap: Snapshot, lang: str) -> str:
     headers = [t(lang, "variant")] + [t(lang, whose) for _ in measures for whose in ("col_article", "col_here")]
     group = [("", 1)] + [(t(lang, what), 2) for what in measures]
     rows = []
+    gpu = snap.provenance.device_kind == "cuda"
+    na = Markup('<span class="attn-na" title="{}">{}</span>').format(t(lang, "cpu_no_kernels"), t(lang, "n_a"))
     for row in views.summary_rows(snap):
         vid = row["id"]
         ours = row if row["available"] else {}
@@ -428,7 +442,7 @@ def article_table(snap: Snapshot, lang: str) -> str:
             [
                 title(lang, vid),
                 fmt_num(article.KERNELS.get(vid)),
-                fmt_num(ours["kernels"] + ours["memcpys"]) if ours else "–",
+                (fmt_num(ours["kernels"] + ours["memcpys"]) if gpu else na) if ours else "–",
                 fmt_us(article.QUOTED_DEVICE_US.get(vid)),
                 fmt_us(ours.get("device_us")),
                 fmt_us(article.HOST_US.get(vid)),
@@ -593,16 +607,16 @@ def quoted(key: str, lang: str) -> Markup:
     return Markup('<span class="attn-quoted" title="{}">{}</span>').format(source, inner)
 
 
-def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False) -> str:
+def value(snap: Snapshot, key: str, live: bool, lang: str = "en", reused: bool = False, given: bool = False) -> str:
     """A formatted value for `{{ key }}` in the prose; `attn_examples.render.metrics` lists the keys.
     `build.mode` says whether this build measured live (or reused this machine's live measurement);
     `article.*` and `paper.*` are quotations. HTML, as a plain `str`: the page hook splices it into a sentence."""
-    return str(_value_html(snap, key, live, lang, reused))
+    return str(_value_html(snap, key, live, lang, reused, given))
 
 
-def _value_html(snap: Snapshot, key: str, live: bool, lang: str, reused: bool) -> Markup:
+def _value_html(snap: Snapshot, key: str, live: bool, lang: str, reused: bool, given: bool = False) -> Markup:
     if key == "build.mode":
-        return escape(build_source(snap, lang, live, reused))
+        return escape(build_source(snap, lang, live, reused, given=given))
     if key == "build.confidence":
         return escape(confidence_words())
     if key == "build.settle_tolerance":

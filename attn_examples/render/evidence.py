@@ -19,7 +19,8 @@ This module carries that basis from the template to the HTML:
 
 An item is one of: a branch condition as written (`holds cudnn-fastest`, `has counters`,
 `device cuda`, `not holds x` for a branch passed over), `shows <id>`, `undecided <id>`,
-`rests <id>`, `general`. `attn_examples.claims.evidence` holds the rules they must satisfy.
+`rests <id>`, `ranks <key>` (a value named by a ranking: `fastest.device_us`, `winner.…`),
+`general`, and `measured`, which only a measured block's template writes. `attn_examples.claims.evidence` holds the rules they must satisfy.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ CLAIM_KEY = re.compile(r"^claim\.([a-z0-9][a-z0-9\-]*)(?:\.(undecided|expected))
 CLAIM_IN_ITEM = re.compile(r"\b(holds|fails|unsure|applies|shows|undecided|rests)\s+([a-z0-9][a-z0-9\-]*)")
 ATTRIBUTE = "data-rests-on"
 GENERAL = "general"
+# what a measured block's template declares on its own captions and notes: words its code chose from
+# the measurement's exact facts and values (a page's prose cannot declare it: it has claims)
+MEASURED = "measured"
 
 
 def token(items: Iterable[str]) -> str:
@@ -51,9 +55,16 @@ def strip(text: str) -> str:
     return TOKEN.sub("", text)
 
 
+RANKING_KEY = re.compile(r"^(?:(?:fastest|slowest)\.\w+|winner\.\w+|(?:ratio|diff)\.(?:winner\.\w+|\w+\.winner)\.\w+)$")
+
+
 def claim_token(key: str) -> str:
-    """The token a filled-in placeholder leaves: a claim value is shown, an undecided claim worded."""
-    m = CLAIM_KEY.match(key.strip())
+    """The token a filled-in placeholder leaves: a claim value is shown, an undecided claim worded, a
+    ranking named (the fastest variant, or a value of it: the timings must single it out)."""
+    key = key.strip()
+    if RANKING_KEY.match(key):
+        return token([f"ranks {key}"])
+    m = CLAIM_KEY.match(key)
     if m is None or m.group(2) == "expected":  # an expectation is the claim's words, not this measurement's
         return ""
     return token([f"{'undecided' if m.group(2) else 'shows'} {m.group(1)}"])
@@ -244,11 +255,21 @@ def _mark_at(element: _Element) -> int:
     return element.end
 
 
+_OPAQUE_REGION = re.compile(r"(<(svg|script|style|pre|table)\b[^>]*>)(.*?)(</\2>)", re.S)
+
+
+def _masked(text: str) -> str:
+    """The page with the insides of drawings, scripts, code and tables blanked out (same length, so
+    every offset holds): no statement lies there, and a page's timelines are most of its markup."""
+    return _OPAQUE_REGION.sub(lambda m: m.group(1) + " " * len(m.group(3)) + m.group(4), text)
+
+
 def attach(text: str, mark: Callable[[Statement], str] | None = None) -> tuple[str, list[Statement]]:
     """The page's HTML with each statement's `data-rests-on` (and mark), the tokens gone; and every
     statement of the page, in order, with what it rests on."""
-    scanner = _Scanner(text)
-    scanner.feed(text)
+    masked = _masked(text)
+    scanner = _Scanner(masked)  # offsets are the page's: the masked text has its length, lines of its own
+    scanner.feed(masked)
     scanner.close()
     own: dict[int, list[str]] = {}  # statement element's start -> items
     elements: dict[int, _Element] = {}

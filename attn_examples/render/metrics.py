@@ -279,8 +279,8 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
 def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
     """sweep.matmul_peak_tflops|batch|heads|seq_lens|head_dims (the lists measured)|split_seq (the first
     length whose batch·heads·S² score tensor has more elements than 32-bit offsets reach: from the
-    configuration) | sweep.<variant>.<seq>.<head_dim>.<field> (a point; main_short_name, main_role, and
-    unavailable_reason for a skipped one) | sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction|
+    configuration) | sweep.<variant>.<seq>.<head_dim>.<field> (a point; main_short_name, main_role,
+    main_grid_per_sm (its longest kernel's blocks over the SMs), and unavailable_reason for a skipped one) | sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction|
     longest_seq|kernel_growth (max - min kernels)|grows_at (the first length with more kernels than the
     shortest, at either head dimension)|grows_at_per_split|gemm_main_points (points whose longest kernel is a
     GEMM) | sweep.ratio.<variant>.<seq>.<head_dim>.<seq>.<head_dim>.<field>: one point's over another's"""
@@ -346,6 +346,8 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
                 raise UnknownMetric(f"sweep point {'.'.join(parts[:3])} is unavailable: {point.reason}")
             if parts[3] == "tflops_fraction":
                 return tflops(point) / sweep.matmul_peak_tflops
+            if parts[3] == "main_grid_per_sm" and point.main_grid_blocks and snap.provenance.sm_count:
+                return point.main_grid_blocks / snap.provenance.sm_count  # the longest kernel's blocks per SM
             if hasattr(point, parts[3]):
                 return getattr(point, parts[3])
     raise UnknownMetric(f"unknown sweep key {'.'.join(['sweep', *parts])!r}")

@@ -84,7 +84,7 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def _tokens(text: str):
+def _tokens(text: str, where: str = "page"):
     """Text and tags in order; a tag alone on its line swallows the line (and its newline)."""
     pos = 0
     for match in TAG.finditer(text):
@@ -93,7 +93,12 @@ def _tokens(text: str):
         line_end = text.find("\n", end)
         line_end = len(text) if line_end == -1 else line_end
         alone = not text[line_start:start].strip() and not text[end:line_end].strip()
-        if alone and match.group(1) not in DECLARATIONS:
+        if alone and match.group(1) in DECLARATIONS:  # it would make a paragraph of its own, with no words
+            raise ProseError(
+                f"{where}:{_line_of(text, start)}: {{% {match.group(1)} %}} alone on its line: write it inside the "
+                "statement it declares (after its last words)"
+            )
+        if alone:
             start, end = line_start, min(line_end + 1, len(text))
         if start > pos:
             yield ("text", text[pos:start], None)
@@ -107,7 +112,7 @@ def parse(text: str, where: str = "page") -> list:
     """The template as a tree: strings and `_If` nodes."""
     root: list = []
     stack: list[tuple[list, _If | None]] = [(root, None)]
-    for kind, payload, line in _tokens(text):
+    for kind, payload, line in _tokens(text, where):
         body, node = stack[-1]
         if kind == "text":
             body.append(payload)

@@ -63,6 +63,12 @@ class BuildMeasurement:
     reused: bool = False  # live, but taken by an earlier build on this machine (same key)
 
     @functools.cached_property
+    def given(self) -> bool:
+        """A snapshot the build was given (ATTN_EXAMPLES_SNAPSHOT, a test's copy), not one committed with
+        the site: its pages must not call it committed."""
+        return not self.live and not committed(self.snapshot.root)
+
+    @functools.cached_property
     def verdicts(self) -> dict[str, claims.Verdict]:
         """Every claim checked against this measurement, by id."""
         return {v.claim.id: v for v in claims.check(self.snapshot)}
@@ -138,7 +144,7 @@ class BuildMeasurement:
             return claims_report.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
-        return render.value(self.snapshot, key, self.live, lang, self.reused)
+        return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
 
     def _list(self, key: str, lang: str) -> str:
         """`list.<metric>[a,b,c]`: "x (a), y (b) and z (c)" over the variants measured here; the
@@ -178,6 +184,29 @@ class BuildMeasurement:
         """The build renders the committed baseline itself (nothing to compare it with)."""
         root = self.snapshot.root
         return root is not None and root.resolve() == (REPO / "snapshots" / self.snapshot.device_slug).resolve()
+
+
+@functools.cache
+def committed(root: Path | None) -> bool:
+    """A snapshot folder committed with the site: it lies in the repository's snapshots/ and git
+    tracks its snapshot.json (where git cannot answer, lying there is taken as enough)."""
+    if root is None:
+        return False
+    home = (REPO / "snapshots").resolve()
+    folder = root.resolve()
+    if folder.parent != home:
+        return False
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "--error-unmatch", f"snapshots/{folder.name}/snapshot.json"],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    if done.returncode != 0 and b"not a git repository" in done.stderr.lower():
+        return True
+    return done.returncode == 0
 
 
 _current: BuildMeasurement | None = None
@@ -475,7 +504,7 @@ class Page:
         """The page's provenance line, unfolded (the about page shows it in full; a page that shows it
         gets no second one from the hook)."""
         m = self._m()
-        return render.provenance(m.snapshot, self.lang, m.live, opened=True, reused=m.reused)
+        return render.provenance(m.snapshot, self.lang, m.live, opened=True, reused=m.reused, given=m.given)
 
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""

@@ -434,7 +434,10 @@ def cmd_pages(args: argparse.Namespace) -> int:
         if not args.snapshot or len(args.page) != 1:
             print("attn-examples pages --show needs one page and one --snapshot", file=sys.stderr)
             return 2
-        print(pages.show(args.page[0], Path(args.snapshot[0]), args.lang))
+        if args.evidence:
+            print(pages.show_evidence(args.page[0], Path(args.snapshot[0]), args.lang))
+        else:
+            print(pages.show(args.page[0], Path(args.snapshot[0]), args.lang))
         return 0
     snapshots = [Path(s) for s in args.snapshot] if args.snapshot else None
     problems = pages.check(args.page or None, snapshots, run_blocks=not args.no_blocks)
@@ -677,7 +680,8 @@ attn-examples counters /tmp/h200 --variants sdpa_flash --ncu-log /tmp/ncu""",
         """
 attn-examples pages
 attn-examples pages naive.md --snapshot snapshots/cpu --no-blocks
-attn-examples pages cudnn.md --show --snapshot snapshots/nvidia-h200 --lang zh-TW""",
+attn-examples pages cudnn.md --show --snapshot snapshots/nvidia-h200 --lang zh-TW
+attn-examples pages cudnn.md --show --evidence --snapshot snapshots/nvidia-h200-b1-h2-s128""",
         cmd_pages,
     )
     g.add_argument("page", nargs="*", help="e.g. naive.md (default: every page)")
@@ -685,6 +689,11 @@ attn-examples pages cudnn.md --show --snapshot snapshots/nvidia-h200 --lang zh-T
     g.add_argument("--no-blocks", action="store_true", help="skip the measured blocks (faster)")
     g.add_argument("--show", action="store_true", help="print one page as one snapshot renders it")
     g.add_argument("--lang", default="en", choices=("en", "zh-TW"), help="the page's language (with --show)")
+    g.add_argument(
+        "--evidence",
+        action="store_true",
+        help="with --show: each statement with what it rests on and those claims' verdicts, instead of the page",
+    )
 
     b = _command(
         sub,

@@ -127,7 +127,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
         return html
     m = _site().current()
     lang = "zh-TW" if page.file.src_uri.startswith("zh-TW/") else "en"
-    line = render.provenance(m.snapshot, lang, m.live, reused=m.reused)
+    line = render.provenance(m.snapshot, lang, m.live, reused=m.reused, given=m.given)
     title_end = html.find("</h1>")
     if title_end == -1:
         return line + html
@@ -149,7 +149,9 @@ def _evidence(html: str, page: Page) -> str:
         return rules.mark(statement, m.verdicts, lang, f"attn-ev-{next(uids)}")
 
     html, statements = evidence.attach(html, mark)
-    found = rules.problems(statements, m.verdicts, lambda item: prose.evaluate_item(item, m, page.file.src_uri))
+    found = rules.problems(
+        statements, m.verdicts, lambda item: prose.evaluate_item(item, m, page.file.src_uri), m.snapshot
+    )
     if found:
         raise PluginError(
             f"attn-examples: {page.file.src_uri}: {len(found)} statement(s) without a basis on this measurement "

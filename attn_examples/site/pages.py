@@ -96,6 +96,7 @@ def evidence_problems(source: str, measurement, lang: str, where: str) -> list[s
         statements(rendered),
         measurement.verdicts,
         lambda item: prose.evaluate_item(item, measurement, where),
+        measurement.snapshot,
     )
 
 
@@ -160,3 +161,30 @@ def show(page: str, snapshot: Path, lang: str = "en", docs: Path = DOCS) -> str:
 
     measurement = site.BuildMeasurement(load_snapshot(snapshot), False, 0.0)
     return render_page((docs / lang / page).read_text(encoding="utf-8"), measurement, lang, f"{lang}/{page}")
+
+
+def show_evidence(page: str, snapshot: Path, lang: str = "en", docs: Path = DOCS) -> str:
+    """Each statement of one page as `snapshot` renders it, with what it rests on: the claims and their
+    verdicts there (for a reader checking the page sentence by sentence), and what the build refuses."""
+    from attn_examples.claims import evidence as rules
+    from attn_examples.site import build as site
+    from attn_examples.snapshot.schema import load_snapshot
+
+    measurement = site.BuildMeasurement(load_snapshot(snapshot), False, 0.0)
+    where = f"{lang}/{page}"
+    source = (docs / lang / page).read_text(encoding="utf-8")
+    found = statements(render_page(source, measurement, lang, where, evidence_tokens=True))
+    lines = []
+    for number, s in enumerate(found, 1):
+        lines.append(f"[{number}] {s.kind}: {s.text}")
+        basis = ", ".join(s.items) or "nothing"
+        lines.append(f"    rests on: {basis}")
+        for claim_id in s.claims:
+            verdict = measurement.verdicts.get(claim_id)
+            if verdict is not None:
+                lines.append(f"      {claim_id}: {verdict.status} ({verdict.reason})")
+        for problem in rules.problems(
+            [s], measurement.verdicts, lambda item: prose.evaluate_item(item, measurement, where), measurement.snapshot
+        ):
+            lines.append(f"    REFUSED: {problem}")
+    return "\n".join(lines)
