@@ -517,6 +517,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         from attn_examples.render.i18n import REGIME_WORDS
 
         return REGIME_WORDS[lang][value]
+    if last == "us_per_activity":  # device time per GPU activity: a time
+        return fmt_us(value)
     if last == "main_role":
         from attn_examples.render.i18n import ROLE_WORDS
 
