@@ -58,6 +58,7 @@ ROLES: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("add", r"add_kernel|AddFunctor|CUDAFunctor_add"),
         ("softmax", r"softmax"),
         ("isneginf", r"isneginf"),
+        ("splitk", r"splitKreduce|splitK_reduce"),  # cuBLAS's sum of a split-K GEMM's partial products
         ("reduce", r"reduce_kernel"),
     )
 )
@@ -85,6 +86,7 @@ _ROLE_FAMILY = {
     "add": "elementwise",
     "isneginf": "elementwise",
     "softmax": "softmax",
+    "splitk": "gemm",
     "reduce": "reduce",
 }
 
