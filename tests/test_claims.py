@@ -320,7 +320,11 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         for step in _steps(data, variant):
             gemms = [a for a in step["gpu"] if a["kind"] == "kernel" and views.is_gemm(a["name"])]
             for a in gemms[1:]:
-                a[field] = (gemms[0][field] + "_other" if field == "name" else "cuLaunchKernelEx_other") if up else gemms[0][field]
+                a[field] = (
+                    (gemms[0][field] + "_other" if field == "name" else "cuLaunchKernelEx_other")
+                    if up
+                    else gemms[0][field]
+                )
         return None
     if name == "memsets_not_before_gemm":  # up: a memset at the end of the forward; down: every such one gone
         for step in _steps(data, variant):

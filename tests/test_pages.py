@@ -45,7 +45,7 @@ def _simple_branches(source: str) -> list[tuple[str, str]]:
     branch has a plain line of its own (no values, no nested tags)."""
     out = []
     for node in prose.parse(source):
-        if isinstance(node, str):
+        if not isinstance(node, prose._If):  # text, or a {% general %} / {% rests %} declaration
             continue
         first = node.branches[0]
         words = first.condition.split()
