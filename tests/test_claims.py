@@ -207,6 +207,7 @@ _ROLE_NAMES = {
     "add": "add_kernel_injected",
     "softmax": "softmax_injected",
     "isneginf": "isneginf_injected",
+    "splitk": "splitKreduce_kernel_injected",
     "reduce": "reduce_kernel_injected",
     "other": "perturbed_injected",
 }
@@ -300,7 +301,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                         a["name"] = f"{arg}_{a['name']}"
             return None
         return _edit_activities(data, variant, "kernel", up, arg)
-    if name in ("gemm_launch_api", "gemm_name", "gemm_share", "gemm_kernels"):
+    if name in ("gemm_launch_api", "gemm_name", "gemm_share", "gemm_kernels", "gemm_us"):
         for step in _steps(data, variant):
             for a in step["gpu"]:
                 if a["kind"] != "kernel" or not views.is_gemm(a["name"]):
@@ -309,11 +310,47 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                     a["launch_api"] = "cudaLaunchKernel" if up else "cuLaunchKernelEx"
                 elif name == "gemm_name":
                     a["name"] = "renamed_" + a["name"]
-                elif name == "gemm_share":
+                elif name in ("gemm_share", "gemm_us"):
                     a["dur_us"] *= 20.0 if up else 0.05
                 else:
                     a["name"] = "not_a_matmul_kernel"
         return None
+    if name in ("gemm_names", "gemm_launch_apis"):  # up: the last GEMM differs from the first; down: all alike
+        field = "name" if name == "gemm_names" else "launch_api"
+        for step in _steps(data, variant):
+            gemms = [a for a in step["gpu"] if a["kind"] == "kernel" and views.is_gemm(a["name"])]
+            for a in gemms[1:]:
+                a[field] = (
+                    (gemms[0][field] + "_other" if field == "name" else "cuLaunchKernelEx_other")
+                    if up
+                    else gemms[0][field]
+                )
+        return None
+    if name == "memsets_not_before_gemm":  # up: a memset at the end of the forward; down: every such one gone
+        for step in _steps(data, variant):
+            gpu = step["gpu"]
+            if up:
+                gpu.append({**copy.deepcopy(gpu[0]), "kind": "memset", "name": "Memset (Device)", "bytes": 4})
+            else:
+                step["gpu"] = [
+                    a
+                    for i, a in enumerate(gpu)
+                    if a["kind"] != "memset"
+                    or (i + 1 < len(gpu) and gpu[i + 1]["kind"] == "kernel" and views.is_gemm(gpu[i + 1]["name"]))
+                ]
+        return None
+    if name == "op_share":  # up: the op takes as long as every other op together; down: it never runs
+        for step in _steps(data, variant):
+            ops = step["cpu_ops"]
+            if up:
+                total = sum(op["self_us"] for op in ops)
+                ops[:] = [op for op in ops if op["name"] != arg]
+                ops.append({"name": arg, "count": 1, "total_us": total, "self_us": total})
+            else:
+                ops[:] = [op for op in ops if op["name"] != arg]
+        return None
+    if name == "peak_scores_beside_output":
+        return _scale_timing(data, variant, "peak_memory_bytes", 3.0 if up else 1 / 3)
     if name in ("memcpy_per_score", "memcpy_bytes", "memset_bytes"):
         kind = "memset" if name == "memset_bytes" else "memcpy"
         for step in _steps(data, variant):
@@ -339,6 +376,11 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 for a in step["gpu"]:
                     if re.search("ffma|f32f32" if pattern == "cuda_core" else "nvjet|wgmma|fmha|flash", a["name"]):
                         a["name"] = "renamed_kernel"
+        return
+    if name == "cpu_ops":  # up: a hundred more host calls; down: none
+        for step in _steps(data, variant):
+            for i, op in enumerate(step["cpu_ops"]):
+                op["count"] = op["count"] + 100 if up and i == 0 else op["count"] if up else 0
         return
     if name == "transposes":
         for step in _steps(data, variant):
@@ -597,6 +639,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "dram_per_score": _DRAM,
     "dram_beyond_qkvo_per_score": _DRAM,
     "dram_per_fp32_score": _DRAM,
+    "dram_bytes": _DRAM,
     "dram_read_per_qkv": ("dram__bytes_read.sum",),
     "dram_write_per_output": ("dram__bytes_write.sum",),
     "l2_write_per_output": ("lts__t_sectors_op_write.sum",),
@@ -731,6 +774,11 @@ def perturb(data: dict, key: str, up: bool) -> None:
         config = data["config"]
         if parts[1] == "matches_article":
             config["dtype"] = "float16" if config["dtype"] == "bfloat16" else "bfloat16"
+        elif parts[1] in ("score_bytes", "score_fp32_bytes"):  # up: 64x the batch; down: one short head
+            if up:
+                config["batch"] *= 64
+            else:
+                config.update(batch=1, heads=1, seq_len=128)
         else:
             raise AssertionError(f"no perturbation for metric {key!r}")
     elif parts[0] in ("ratio", "diff"):

@@ -523,6 +523,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         from attn_examples.render.i18n import ROLE_WORDS
 
         return ROLE_WORDS[lang].get(value, value)
+    if last == "us_per_activity" and not key.startswith("ratio."):  # a time, though its name ends otherwise
+        return fmt_us(value)
     if last == "tensor_flops_per_causal":  # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
     if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")) or re.search(

@@ -19,7 +19,12 @@ A key names one raw value:
   gemm_kernels, gemm_launch_api, gemm_name (the matrix products, by name), gemm_share (their share of
   the kernel time), unavailable_reason, memcpy_bytes, memset_bytes, memcpy_per_score (copied bytes
   over one score matrix),
-  `op[<aten op>]` (calls of that host op per forward),
+  gemm_name_last, gemm_launch_api_last (the last matrix product's), gemm_names, gemm_launch_apis (how
+  many different names and launch calls the matrix products have), gemm_us (their kernel time per forward),
+  memsets_not_before_gemm (memsets whose next GPU activity is not a matrix product),
+  peak_scores_beside_output (peak memory less one output tensor, over one score matrix),
+  `op[<aten op>]` (calls of that host op per forward), `op_share[<aten op>]` (that op's total time over the
+  self time of every host op of the forward),
   `kernels_matching[<regex>]`, `kernels_not_matching[<regex>]` (kernels whose name does / does not match),
   `launch_api[<regex>]` (the launch call of the first kernel whose name matches),
   `main_name_match[<regex>]` (the part of the main kernel's name that matches),
@@ -157,6 +162,12 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         if name == "op":
             step = recorded(result.profile, f"variants.{variant_id}.profile").steps[0]
             return sum(op.count for op in step.cpu_ops if op.name == arg)
+        if name == "op_share":  # how much of the forward's host-op time one op takes, its children included
+            step = recorded(result.profile, f"variants.{variant_id}.profile").steps[0]
+            total = sum(op.self_us for op in step.cpu_ops)
+            if not total:
+                raise UnknownMetric(f"variant {variant_id!r} has no host-op time on {snap.provenance.device_name}")
+            return sum(op.total_us for op in step.cpu_ops if op.name == arg) / total
         if name == "kernels_matching":
             return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"], re.I))
         if name == "role":
@@ -212,13 +223,32 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         return variant_metric(snap, variant_id, top) / variant_metric(snap, variant_id, bottom)
     if name == "unavailable_reason":
         raise UnknownMetric(f"variant {variant_id!r} is available on {snap.provenance.device_name}")
-    if name in ("gemm_kernels", "gemm_launch_api", "gemm_name"):
+    if name in ("gemm_kernels", "gemm_launch_api", "gemm_name", "gemm_launch_api_last", "gemm_name_last"):
         gemms = [r for r in _kernels(snap, variant_id) if views.is_gemm(r["name"])]
         if name == "gemm_kernels":
             return len(gemms)
         if not gemms:
             raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
-        return gemms[0]["launch_api"] if name == "gemm_launch_api" else views.short_kernel_name(gemms[0]["name"])
+        gemm = gemms[-1] if name.endswith("_last") else gemms[0]
+        return gemm["launch_api"] if name.startswith("gemm_launch_api") else views.short_kernel_name(gemm["name"])
+    if name in ("gemm_names", "gemm_launch_apis", "gemm_us"):  # are the matrix products one kernel, one launch?
+        gemms = [r for r in _kernels(snap, variant_id) if views.is_gemm(r["name"])]
+        if not gemms:
+            raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
+        if name == "gemm_us":
+            return sum(r["dur_us"] for r in gemms)
+        return len({r["name" if name == "gemm_names" else "launch_api"] for r in gemms})
+    if name == "memsets_not_before_gemm":  # a memset a library issues for its matrix product comes right before it
+        rows = views.kernel_rows(result)
+        return sum(
+            1
+            for i, r in enumerate(rows)
+            if r["kind"] == "memset"
+            and not (i + 1 < len(rows) and rows[i + 1]["kind"] == "kernel" and views.is_gemm(rows[i + 1]["name"]))
+        )
+    if name == "peak_scores_beside_output":  # how many score matrices are alive at the peak, beside the output
+        peak = variant_metric(snap, variant_id, "peak_memory_bytes")
+        return (peak - snap.config.tensor_bytes) / snap.config.score_bytes
     if name == "gemm_share":
         kernels = _kernels(snap, variant_id)
         total = sum(r["dur_us"] for r in kernels)

@@ -58,6 +58,7 @@ ROLES: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("add", r"add_kernel|AddFunctor|CUDAFunctor_add"),
         ("softmax", r"softmax"),
         ("isneginf", r"isneginf"),
+        ("splitk", r"splitKreduce|splitK_reduce"),  # cuBLAS's sum of a split-K GEMM's partial products
         ("reduce", r"reduce_kernel"),
     )
 )
@@ -85,6 +86,7 @@ _ROLE_FAMILY = {
     "add": "elementwise",
     "isneginf": "elementwise",
     "softmax": "softmax",
+    "splitk": "gemm",
     "reduce": "reduce",
 }
 
@@ -267,7 +269,11 @@ def short_kernel_name(name: str, limit: int = 72) -> str:
             break
     head = head[:cut]
     base = head.split("<")[0]
-    head = base + ("<…>" if "<" in head else "")
+    inner = head[len(base) + 1 : -1] if head.endswith(">") else ""
+    if base in _WRAPPER_KERNELS and re.fullmatch(r"[A-Za-z0-9_]+", inner):  # the wrapped kernel is the name
+        head = f"{base}<{inner}>"
+    else:
+        head = base + ("<…>" if "<" in head else "")
     if base.rsplit("::", 1)[-1] in _GENERIC_KERNELS:  # name the operation the generic kernel runs
         op = next((m for m in _OPERATION.findall(head_args(name)) if m not in _NOT_OPERATIONS), None)
         if op:
@@ -276,6 +282,7 @@ def short_kernel_name(name: str, limit: int = 72) -> str:
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
+_WRAPPER_KERNELS = {"cutlass::Kernel", "cutlass::Kernel2"}  # CUTLASS's entry points: the argument names the kernel
 _GENERIC_KERNELS = {
     "elementwise_kernel",
     "vectorized_elementwise_kernel",
