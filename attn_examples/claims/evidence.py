@@ -29,8 +29,9 @@ from attn_examples.claims import check as claims
 from attn_examples.claims import plausible, report
 from attn_examples.render import metrics, templating
 from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, MEASURED, Statement
-from attn_examples.render.i18n import t
+from attn_examples.render.i18n import t, title
 from attn_examples.snapshot.schema import Snapshot
+from attn_examples.snapshot.variants import VARIANTS
 
 _EXCERPT = 90
 
@@ -143,11 +144,24 @@ def _positive_unsure(item: str, claim_id: str) -> bool:
     return any(m.group(1) == "unsure" and m.group(2) == claim_id for m in CLAIM_IN_ITEM.finditer(item))
 
 
-_FACT_WORDS = {  # what a condition that names no claim says, in the reader's words
-    "has": "ev_fact_has",
-    "device": "ev_fact_device",
-    "dtype": "ev_fact_dtype",
-}
+_SECTIONS = ("counters", "sweep", "training", "ceilings", "limits")
+
+
+def fact_words(item: str, lang: str) -> str | None:
+    """A branch condition that names no claim, in the reader's words ("this measurement ran flash",
+    "measured on a CPU"); None for one a reader need not see (a metric that has a value)."""
+    negated = item.startswith("not ")
+    verb, _, arg = item[len("not ") if negated else 0 :].partition(" ")
+    if verb == "has" and arg in VARIANTS:
+        return t(lang, "ev_fact_no_variant" if negated else "ev_fact_variant").format(arg=title(lang, arg))
+    if verb == "has" and arg in _SECTIONS:
+        return t(lang, f"ev_fact_{'no_' if negated else ''}{arg}")
+    if verb == "device" and arg in ("cuda", "cpu"):
+        return t(lang, f"ev_fact_{'not_' if negated else ''}{arg}")
+    if verb == "dtype":
+        shown = {"half": "bf16 / fp16", "bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}.get(arg, arg)
+        return t(lang, "ev_fact_not_dtype" if negated else "ev_fact_dtype").format(arg=shown)
+    return None
 
 
 def mark(statement: Statement, verdicts: Mapping[str, claims.Verdict], lang: str, uid: str) -> str:
@@ -171,11 +185,7 @@ def mark(statement: Statement, verdicts: Mapping[str, claims.Verdict], lang: str
         )
     if not rows:
         return ""
-    facts = []
-    for item in statement.items:
-        verb, _, arg = item.partition(" ")
-        if verb in _FACT_WORDS:
-            facts.append(t(lang, _FACT_WORDS[verb]).format(arg=arg))
+    facts = [words for item in statement.items if (words := fact_words(item, lang)) is not None]
     return templating.render(
         "evidence_mark.html.j2",
         uid=uid,
