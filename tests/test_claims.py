@@ -241,15 +241,12 @@ def _scale_variant_value(data: dict, variant: str, metric: str, factor: float) -
 
 
 def _toward_launch(data: dict, variant: str, up: bool) -> None:
-    """up: the variant becomes launch-bound (its forward 100x quicker); down: it stops being (100x
-    slower, every kernel's grid 100x wider)."""
-    if up:
-        return _scale_timing(data, variant, "device_us", 1e-2)
-    _scale_timing(data, variant, "device_us", 1e2)
+    """up: the variant becomes launch-bound (every activity 1000x shorter, under the launch floor);
+    down: it stops being (every activity 100x longer, every kernel's grid 100x wider)."""
     for step in _steps(data, variant):
         for a in step["gpu"]:
-            a["dur_us"] *= 1e2
-            if a["kind"] == "kernel" and a["grid"]:
+            a["dur_us"] *= 1e-3 if up else 1e2
+            if not up and a["kind"] == "kernel" and a["grid"]:
                 a["grid"] = [a["grid"][0] * 100, *a["grid"][1:]]
 
 
@@ -257,6 +254,15 @@ def _perturb_regime(data: dict, variant: str, field: str, up: bool) -> None:
     if field in ("us_per_activity", "busy_share"):  # the device time they are read against
         factor = 3.0 if up == (field == "us_per_activity") else 1 / 3
         return _scale_timing(data, variant, "device_us", factor)
+    if field == "longest_us":
+        for step in _steps(data, variant):
+            for a in step["gpu"]:
+                a["dur_us"] *= 3.0 if up else 1 / 3
+        return None
+    if field == "roof_share":  # the counters' kernel time, the other way
+        for k in _counter_kernels(data, variant):
+            k["metrics"]["gpu__time_duration.sum"] *= 1 / 3 if up else 3.0
+        return None
     # up: launch-bound; down: off the launch floor, and across the ridge from where it stood
     _toward_launch(data, variant, up)
     if not up and data.get("counters") and variant in (data["counters"].get("variants") or {}):
@@ -269,7 +275,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
     name, _, arg = metric.partition("[")
     arg = arg.rstrip("]") or None
     result = data["variants"][variant]
-    if name in ("regime", "us_per_activity", "busy_share"):
+    if name in ("regime", "longest_us", "us_per_activity", "busy_share", "roof_share"):
         return _perturb_regime(data, variant, name, up)
     if name == "intensity_per_ridge":
         return _perturb_counters(data, [variant, "intensity_per_ridge"], up)
@@ -770,6 +776,11 @@ def perturb(data: dict, key: str, up: bool) -> None:
         for v, r in data["variants"].items():
             if r["available"] and r.get("timing") and r["timing"].get("device_us"):
                 _toward_launch(data, v, up if arg == "launch" else not up)
+    elif head in ("regime.all_host_bound", "regime.host_bound_variants"):
+        # up: every variant's host time 1000x longer; down: 1000x shorter
+        for v, r in data["variants"].items():
+            if r["available"] and r.get("timing") and r["timing"].get("host_us"):
+                _scale_timing(data, v, "host_us", 1e3 if up else 1e-3)
     elif parts[0] == "config":
         config = data["config"]
         if parts[1] == "matches_article":
@@ -841,7 +852,7 @@ def test_drift_flags_changed_structure_and_shares():
     _edit_activities(moved, "sdpa_math", "kernel", up=True)
     problems = claims.drift(snapshot_from_dict(moved), snapshot_from_dict(base))
     assert any("sdpa_flash: device-time share" in p for p in problems)
-    assert any("sdpa_math: kernels 20 in the baseline, 21 live" in p for p in problems)
+    assert any("sdpa_math: kernels 20 in the baseline, 21 here" in p for p in problems)
 
 
 def _kernels(data: dict, variant_id: str) -> list[dict]:
@@ -879,21 +890,21 @@ def _main_kernel_of(data: dict, variant_id: str, change) -> None:
             lambda d: _main_kernel_of(d, "sdpa_efficient", lambda k: k.update(launch_api="cuLaunchKernelEx")),
             "launch API",
         ),
-        (lambda d: d["variants"].pop("sdpa_efficient"), "sdpa_efficient: measured in the baseline, missing live"),
+        (lambda d: d["variants"].pop("sdpa_efficient"), "sdpa_efficient: measured in the baseline, missing here"),
         (
             lambda d: _edit_activities(d, "sdpa_flash", "kernel", up=True),
-            "sdpa_flash: kernels 1 in the baseline, 2 live",
+            "sdpa_flash: kernels 1 in the baseline, 2 here",
         ),
         (lambda d: _scale_timing(d, "sdpa_cudnn", "device_us", 1.2), "sdpa_cudnn: device-time share moved"),
         (
             lambda d: d["config"].update(dtype="float16"),
             "configuration differs (dtype bfloat16 in the baseline, float16",
         ),
-        (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 live)"),
+        (lambda d: d["config"].update(seq_len=2048), "configuration differs (seq_len 1024 in the baseline, 2048 here)"),
         (lambda d: d["provenance"].update(torch="2.99.0"), "software differs (torch"),
         (
             lambda d: d["dispatch"].update(auto_backend="FLASH_ATTENTION"),
-            "un-pinned SDPA: ran CUDNN_ATTENTION in the baseline, FLASH_ATTENTION live",
+            "un-pinned SDPA: ran CUDNN_ATTENTION in the baseline, FLASH_ATTENTION here",
         ),
     ],
 )

@@ -46,7 +46,7 @@ def test_drift_is_shown_for_each_case_in_both_languages() -> None:
     cases = {
         "none": (DriftReport("snapshots/x", None, []), False, "No drift", "沒有漂移"),
         "found": (
-            DriftReport("snapshots/x", None, ["sdpa_flash: kernels 1 in the baseline, 2 live", "<b>"]),
+            DriftReport("snapshots/x", None, ["sdpa_flash: kernels 1 in the baseline, 2 here", "<b>"]),
             False,
             "Drift: 2 finding(s)",
             "漂移：2 項",
@@ -69,7 +69,7 @@ def test_drift_is_shown_for_each_case_in_both_languages() -> None:
         assert en in claims_report.drift_block(report, is_baseline, "x", "en"), name
         assert zh in claims_report.drift_block(report, is_baseline, "x", "zh-TW"), name
     found = claims_report.drift_block(cases["found"][0], False, "x", "en")
-    assert '<ul lang="en"><li>sdpa_flash: kernels 1 in the baseline, 2 live</li><li>&lt;b&gt;</li></ul>' in found
+    assert '<ul lang="en"><li>sdpa_flash: kernels 1 in the baseline, 2 here</li><li>&lt;b&gt;</li></ul>' in found
     assert "admonition failure" in found
 
 
@@ -107,3 +107,26 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
         frozenset({"sdpa_cudnn", "sdpa_flash"}),
     )
     assert "could be" in claims_report.claim_undecided(ranked, "en")
+
+
+def test_a_count_agrees_with_its_noun_in_both_languages():
+    """ "1 kernels" and "activities (1, …)" were on the pages: a counted noun is written once, in agreement."""
+    from attn_examples.render.i18n import NOUNS, counted
+
+    assert counted("en", "kernel", 1) == "1 kernel" and counted("en", "kernel", 5) == "5 kernels"
+    assert counted("en", "memcpy", 1) == "1 memory copy" and counted("en", "block", 1024, "1,024") == "1,024 blocks"
+    assert counted("zh-TW", "kernel", 5) == "5 個 kernel" and counted("zh-TW", "memset", 1) == "1 次 memset"
+    assert set(NOUNS["en"]) == set(NOUNS["zh-TW"])
+
+
+def test_a_page_writes_a_count_with_its_noun():
+    from pathlib import Path
+
+    from attn_examples.site import build as site
+    from attn_examples.snapshot.schema import load_snapshot
+
+    m = site.BuildMeasurement(
+        load_snapshot(Path(__file__).resolve().parents[1] / "snapshots" / "nvidia-h200"), False, 0.0
+    )
+    assert m.value("sdpa_flash.kernels | kernel", "en") == "1 kernel"
+    assert m.value("naive.kernels | kernel", "zh-TW") == "5 個 kernel"

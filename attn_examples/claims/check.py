@@ -409,7 +409,7 @@ def config_differences(live: Snapshot, baseline: Snapshot) -> list[str]:
     drift and `accept` both hold a baseline to one configuration."""
     a, b = baseline.config, live.config
     return [
-        f"{f} {getattr(a, f)} in the baseline, {getattr(b, f)} live"
+        f"{f} {getattr(a, f)} in the baseline, {getattr(b, f)} here"
         for f in ("dtype", "batch", "heads", "seq_len", "head_dim")
         if getattr(a, f) != getattr(b, f)
     ]
@@ -418,7 +418,7 @@ def config_differences(live: Snapshot, baseline: Snapshot) -> list[str]:
 def _like(live: Snapshot, baseline: Snapshot) -> str | None:
     """Why two measurements cannot be compared for drift, or None when they can."""
     if live.device_slug != baseline.device_slug:
-        return f"device class differs: live {live.device_slug}, baseline {baseline.device_slug}"
+        return f"device class differs: {live.device_slug} here, {baseline.device_slug} in the baseline"
     config = config_differences(live, baseline)
     if config:
         return (
@@ -434,7 +434,7 @@ def _like(live: Snapshot, baseline: Snapshot) -> str | None:
     if stack:
         return (
             "software differs ("
-            + ", ".join(f"{f} {x} in the baseline, {y} live" for f, x, y in stack)
+            + ", ".join(f"{f} {x} in the baseline, {y} here" for f, x, y in stack)
             + "): kernels may change with the stack; accept a baseline measured with this one"
         )
     return None
@@ -472,27 +472,27 @@ def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE
     problems = []
     if live.dispatch.auto_backend != baseline.dispatch.auto_backend:
         problems.append(
-            f"un-pinned SDPA: ran {baseline.dispatch.auto_backend} in the baseline, {live.dispatch.auto_backend} live"
+            f"un-pinned SDPA: ran {baseline.dispatch.auto_backend} in the baseline, {live.dispatch.auto_backend} here"
         )
     for variant_id, result in baseline.variants.items():
         other = live.variants.get(variant_id)
         if other is None:
             if VARIANTS[variant_id].in_article:  # the compiled ones come with --extended only
-                problems.append(f"{variant_id}: measured in the baseline, missing live")
+                problems.append(f"{variant_id}: measured in the baseline, missing here")
             continue
         if other.available != result.available:
-            problems.append(f"{variant_id}: available {result.available} in the baseline, {other.available} live")
+            problems.append(f"{variant_id}: available {result.available} in the baseline, {other.available} here")
             continue
         if not result.available:
             continue
         a, b = views.counts(result), views.counts(other)
         for key in ("kernels", "memcpys", "memsets"):
             if a[key] != b[key]:
-                problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} live")
+                problems.append(f"{variant_id}: {key} {a[key]} in the baseline, {b[key]} here")
         if a["kernels"] == b["kernels"]:
             for position, (was, now) in enumerate(zip(_kernel_structure(result), _kernel_structure(other)), 1):
                 changed = [
-                    f"{field} {x} in the baseline, {y} live"
+                    f"{field} {x} in the baseline, {y} here"
                     for field, x, y in zip(_STRUCTURE_FIELDS, was, now)
                     if x != y
                 ]

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from attn_examples.render import metrics, regime
+from attn_examples.render import metrics, regime, views
 from attn_examples.snapshot import uncertainty
 from attn_examples.snapshot.schema import Snapshot, SweepPoint, Training, recorded
 from attn_examples.snapshot.uncertainty import Interval
 
 TIMED = ("device_us", "host_us", "host_first_us")
-REGIME = ("regime", "us_per_activity", "busy_share")  # decided at the device time's interval ends
+REGIME = ("us_per_activity", "busy_share")  # read against the device time: its interval
 # one variant's timings over each other, block by block (the same rounds: paired on CUDA)
 WITHIN = {
     "host_per_device": ("host_us", "device_us"),
@@ -163,47 +163,40 @@ def _training(snap: Snapshot, parts: list[str]) -> Plausible:
     return None
 
 
-def _regime_at_ends(snap: Snapshot, variant_id: str) -> list[regime.Regime]:
-    """The variant's regime at both ends of its device time's interval (one, where it has none)."""
-    interval = uncertainty.of_median(_blocks(snap, variant_id, "device_us"))
-    times = [None] if interval is None else [interval.low, interval.high]
-    found = [regime.classify(snap, variant_id, t) for t in times]
-    if any(r is None for r in found):
-        raise metrics.UnknownMetric(f"{variant_id} has no regime here")
-    return [r for r in found if r is not None]
-
-
 def _regime(snap: Snapshot, variant_id: str, field: str) -> Plausible:
-    """A variant's regime as the set of regimes its device time's interval allows; its time per
-    activity and busy share as intervals."""
-    if variant_id not in snap.variants:
+    """A variant's device time per GPU activity and its activities' share of that time: intervals from
+    its device time's (the regime itself rests on the trace alone: exact)."""
+    if variant_id not in snap.variants or regime.classify(snap, variant_id) is None:
         return None
-    ends = _regime_at_ends(snap, variant_id)
-    if field == "regime":
-        return frozenset(r.kind for r in ends)
-    if len(ends) == 1:
+    interval = uncertainty.of_median(_blocks(snap, variant_id, "device_us"))
+    if interval is None:
         return None
-    values = [getattr(r, field) for r in ends]
-    blocks = uncertainty.of_median(_blocks(snap, variant_id, "device_us"))
-    return Interval(min(values), max(values), blocks.n if blocks else 0, False)
+    rows = views.kernel_rows(snap.variants[variant_id])
+    n, busy = len(rows), sum(r["dur_us"] for r in rows)
+    return interval.map(lambda t: t / n) if field == "us_per_activity" else interval.map(lambda t: busy / t)
 
 
-def _regimes(snap: Snapshot, key: str) -> Plausible:
-    """regime.variants[<kind>] (the counts the intervals allow) and regime.all[<kind>]."""
-    kind = key.split("[", 1)[1].rstrip("]") if "[" in key else ""
-    options = [_regime(snap, v, "regime") for v in snap.variants if regime.classify(snap, v) is not None]
-    sets = [o for o in options if isinstance(o, frozenset)]
-    surely = sum(1 for o in sets if o == {kind})
-    maybe = sum(1 for o in sets if kind in o)
-    if key.startswith("regime.variants"):
+def _host_bound(snap: Snapshot, key: str) -> Plausible:
+    """regime.host_bound_variants (the counts the intervals allow) and regime.all_host_bound."""
+    surely = maybe = total = 0
+    for v, r in snap.variants.items():
+        if not r.available or r.timing is None or r.timing.host_us is None or r.timing.device_us is None:
+            continue
+        total += 1
+        interval = plausible(snap, f"{v}.host_per_device")
+        low, high = (interval.low, interval.high) if isinstance(interval, Interval) else (None, None)
+        value = r.timing.host_us.median / r.timing.device_us.median
+        surely += (low if low is not None else value) > 1.0
+        maybe += (high if high is not None else value) > 1.0
+    if key == "regime.host_bound_variants":
         return frozenset(range(surely, maybe + 1))
-    return frozenset({surely == len(sets), maybe == len(sets)})
+    return frozenset({surely == total, maybe == total})
 
 
 def _route(key: str) -> str | None:
     """Which kind of timed key this is, read off its shape alone; None for an exact key. The one
     place that says which keys rest on timings: `plausible` answers them, `is_timed` names them."""
-    if "[" in key and not key.startswith("regime."):
+    if "[" in key:
         return None
     parts = key.split("[")[0].split(".")
     if parts[0] == "ratio" and len(parts) == 4 and parts[3] in TIMED:
@@ -220,8 +213,8 @@ def _route(key: str) -> str | None:
         return "training"
     if len(parts) == 2 and parts[1] in REGIME:
         return "regime"
-    if parts[0] == "regime" and len(parts) == 2:
-        return "regimes"
+    if key in ("regime.host_bound_variants", "regime.all_host_bound"):
+        return "host_bound"
     if len(parts) == 2 and parts[1] in TIMED:
         return "time"
     if len(parts) == 2 and parts[1] in WITHIN:
@@ -247,8 +240,8 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return _training(snap, parts[1:])
     if route == "regime":
         return _regime(snap, parts[0], parts[1])
-    if route == "regimes":
-        return _regimes(snap, key)
+    if route == "host_bound":
+        return _host_bound(snap, key)
     if route == "time" and parts[0] in snap.variants:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
     if route == "within" and parts[0] in snap.variants:

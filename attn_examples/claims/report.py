@@ -16,9 +16,12 @@ from attn_examples.render.blocks import breakable, confidence_words, format_metr
 from attn_examples.render.i18n import t
 
 
-def drift_block(report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str) -> str:
+def drift_block(
+    report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str, device_kind: str = "cuda"
+) -> str:
     """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
-    that there is no baseline. The findings are the check's own words (English in both languages)."""
+    that there is no baseline. The findings are the check's own words (English in both languages).
+    A CPU's committed snapshot is a baseline no live build is held to: live builds need a GPU."""
     if report is None:
         kind, key, where, problems = "info", "drift_no_baseline", f"snapshots/{slug}", []
         before, after = _around(t(lang, key), "slug")
@@ -26,7 +29,7 @@ def drift_block(report: claims.DriftReport | None, is_baseline: bool, slug: str,
         before, after = Markup(before), Markup(after)
     else:
         if is_baseline:
-            kind, key = "info", "drift_is_baseline"
+            kind, key = "info", "drift_is_baseline" if device_kind == "cuda" else "drift_is_baseline_cpu"
         elif report.unlike:
             kind, key = "note", "drift_unlike"
         elif not report.problems:

@@ -517,13 +517,15 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         from attn_examples.render.i18n import REGIME_WORDS
 
         return REGIME_WORDS[lang][value]
-    if last == "us_per_activity":  # device time per GPU activity: a time
-        return fmt_us(value)
+    if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")):  # a ratio, whatever it is a ratio of
+        return fmt_ratio(value)
+    if key.startswith("diff.") and last.endswith("_pct"):  # a difference of percentages: points
+        return t(lang, "points").format(value=fmt_num(value, 0 if float(value).is_integer() else 1))
     if last == "main_role":
         from attn_examples.render.i18n import ROLE_WORDS
 
         return ROLE_WORDS[lang].get(value, value)
-    if last == "us_per_activity" and not key.startswith("ratio."):  # a time, though its name ends otherwise
+    if last in ("us_per_activity", "longest_us"):  # a time, though its name ends otherwise
         return fmt_us(value)
     if last == "tensor_flops_per_causal":  # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
@@ -550,7 +552,7 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     if isinstance(value, str):
         plain = key.split(".")[0] in ("device",) or last in ("tool", "unavailable_reason", "torch")
         return value if plain else f"`{value}`"
-    if last.endswith("_us") or last == "us_per_activity":
+    if last.endswith("_us"):
         return fmt_us(value)
     if last.endswith("_s") and isinstance(value, (int, float)):
         return f"{value:,.1f} s"

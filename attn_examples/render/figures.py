@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from attn_examples.render import article, hardware, templating, views
 from attn_examples.render.blocks import colon, short_title
-from attn_examples.render.i18n import t, title
+from attn_examples.render.i18n import counted, t, title
 from attn_examples.render.svgplot import (
     INK,
     PT,
@@ -184,7 +184,7 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
                     left=start,
                     height=0.6,
                     color=KIND_COLORS[kind],
-                    tip=f"{title(lay.lang, v)}: {w} {lay.words(f'fig_{kind}')}",
+                    tip=f"{title(lay.lang, v)}{colon(lay.lang)}{counted(lay.lang, kind, w)}",
                 )
         left = [a + b for a, b in zip(left, widths)]
     for yi, total in zip(y, left):

@@ -54,6 +54,7 @@ TEXT: dict[str, dict[str, str]] = {
         "given": "from the snapshot {name}, given to this build rather than committed with the site (this build did not measure)",
         "given_short": "given snapshot {name}",
         "n_a": "n/a",
+        "points": "{value} percentage points",
         "cpu_no_kernels": "a CPU runs no GPU kernels: nothing to count or read here",
         "reused": "measured live on this machine by an earlier build ({date}), reused: the GPU, driver, CUDA, cuDNN, torch, "
         "measuring code and configuration are unchanged",
@@ -130,6 +131,9 @@ TEXT: dict[str, dict[str, str]] = {
         "drift_is_baseline_title": "This build renders the baseline",
         "drift_is_baseline": "The measurement on these pages is the committed baseline of its device class "
         "({where}): a live build on this class of GPU is held to it.",
+        "drift_is_baseline_cpu_title": "This build renders a committed CPU measurement",
+        "drift_is_baseline_cpu": "The measurement on these pages is the committed snapshot of its device class "
+        "({where}). A build measures live only where it finds an NVIDIA GPU, so no live build is held to it.",
         "drift_unlike_title": "Not compared with the baseline",
         "drift_unlike": "The baseline of this device class, {where}, holds another measurement, so nothing was "
         "compared:",
@@ -305,6 +309,7 @@ TEXT: dict[str, dict[str, str]] = {
         "given": "取自指定給本次建置的快照 {name}，不是隨網站提交的快照（本次建置未量測）",
         "given_short": "指定的快照 {name}",
         "n_a": "不適用",
+        "points": "{value} 個百分點",
         "cpu_no_kernels": "CPU 不執行 GPU kernel：這裡沒有可計數或讀取的東西",
         "reused": "由先前一次建置在這台機器上即時量測（{date}），本次沿用：GPU、驅動程式、CUDA、cuDNN、torch、量測程式碼與設定都沒有改變",
         "reused_short": "即時量測（沿用）",
@@ -379,6 +384,8 @@ TEXT: dict[str, dict[str, str]] = {
         "<code>attn-examples accept</code> 可以建立一份。",
         "drift_is_baseline_title": "這次建置呈現的就是基準",
         "drift_is_baseline": "這些頁面上的量測，正是這類裝置已提交的基準（{where}）：在這類 GPU 上的即時建置都以它為準。",
+        "drift_is_baseline_cpu_title": "這次建置呈現的是已提交的 CPU 量測",
+        "drift_is_baseline_cpu": "這些頁面上的量測，是這類裝置已提交的快照（{where}）。建置只有在找到 NVIDIA GPU 時才會即時量測，所以沒有即時建置以它為準。",
         "drift_unlike_title": "未與基準比對",
         "drift_unlike": "這類裝置的基準 {where} 記錄的是另一種量測，所以沒有比對任何項目：",
         "drift_none_title": "沒有漂移",
@@ -584,16 +591,70 @@ LIMIT_WORDS: dict[str, dict[str, str]] = {
 }
 
 
+# Counted nouns: "1 kernel", "5 kernels"; 「5 個 kernel」. `counted` writes a count with its noun, for the
+# figures' hover texts and for a page's `{{ <key> | <noun> }}`.
+NOUNS: dict[str, dict[str, tuple[str, str]]] = {
+    "en": {
+        "kernel": ("kernel", "kernels"),
+        "memcpy": ("memory copy", "memory copies"),
+        "memset": ("memset", "memsets"),
+        "activity": ("GPU activity", "GPU activities"),
+        "block": ("block", "blocks"),
+        "warp": ("warp", "warps"),
+        "thread": ("thread", "threads"),
+        "register": ("register", "registers"),
+        "call": ("call", "calls"),
+        "op": ("host op call", "host op calls"),
+        "transpose": ("transpose", "transposes"),
+        "sm": ("SM", "SMs"),
+        "instruction": ("instruction", "instructions"),
+        "backend": ("backend", "backends"),
+        "variant": ("variant", "variants"),
+    },
+    "zh-TW": {
+        "kernel": ("{n} 個 kernel", ""),
+        "memcpy": ("{n} 次記憶體複製", ""),
+        "memset": ("{n} 次 memset", ""),
+        "activity": ("{n} 個 GPU 活動", ""),
+        "block": ("{n} 個 block", ""),
+        "warp": ("{n} 個 warp", ""),
+        "thread": ("{n} 個執行緒", ""),
+        "register": ("{n} 個暫存器", ""),
+        "call": ("{n} 次呼叫", ""),
+        "op": ("{n} 次主機端運算子呼叫", ""),
+        "transpose": ("{n} 次 transpose", ""),
+        "sm": ("{n} 個 SM", ""),
+        "instruction": ("{n} 個指令", ""),
+        "backend": ("{n} 個後端", ""),
+        "variant": ("{n} 個實作", ""),
+    },
+}
+
+
+def counted(lang: str, noun: str, n: float, shown: str | None = None) -> str:
+    """A count with its noun, in agreement: "1 kernel", "3 kernels", 「3 個 kernel」. `shown` is the count
+    as already formatted (1,024), else `n` as it is."""
+    words = NOUNS[lang].get(noun)
+    if words is None:
+        raise KeyError(f"no counted noun {noun!r}: one of {', '.join(NOUNS[lang])}")
+    number = shown if shown is not None else f"{n:g}"
+    if lang != "en":
+        return words[0].format(n=number)
+    return f"{number} {words[0] if n == 1 else words[1]}"
+
+
 # What limits a variant (attn_examples.render.regime), as a page names it.
 REGIME_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "launch": "launch-bound",
+        "grid": "grid-bound (most SMs idle)",
         "memory": "memory-bound",
         "compute": "compute-bound",
         "busy": "GPU-bound (memory or compute: no counters to tell)",
     },
     "zh-TW": {
         "launch": "受限於啟動開銷",
+        "grid": "受限於 grid 大小（多數 SM 閒置）",
         "memory": "受限於記憶體頻寬",
         "compute": "受限於運算",
         "busy": "受限於 GPU 本身（缺少計數器，分不出是記憶體還是運算）",

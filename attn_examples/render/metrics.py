@@ -29,11 +29,13 @@ A key names one raw value:
   `launch_api[<regex>]` (the launch call of the first kernel whose name matches),
   `main_name_match[<regex>]` (the part of the main kernel's name that matches),
   `role[<role>]` (kernels of that role: see views.ROLES),
-  regime (launch | memory | compute | busy: attn_examples.render.regime), us_per_activity (device time
-  over GPU activities), busy_share (the activities' own time over the device time),
-  intensity_per_ridge (FLOP per HBM byte over the ridge of its roof)
+  regime (launch | grid | memory | compute | busy: attn_examples.render.regime), longest_us (the
+  forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
+  activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
+  its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.all[<kind>]`: whether every
-  variant with a regime is
+  variant with a regime is; `regime.host_bound_variants`, `regime.all_host_bound`: variants whose host
+  time per repeated call exceeds their device time (a timed ratio each)
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
@@ -189,15 +191,13 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
-    if name in ("regime", "us_per_activity", "busy_share", "intensity_per_ridge"):
+    if name in ("regime", "longest_us", "us_per_activity", "busy_share", "intensity_per_ridge", "roof_share"):
         from attn_examples.render import regime
 
         limit = regime.classify(snap, variant_id)
         if limit is None:
             raise UnknownMetric(f"{variant_id} has no regime on {snap.provenance.device_name} (GPU kernels only)")
-        value = {"regime": limit.kind, "us_per_activity": limit.us_per_activity, "busy_share": limit.busy_share}.get(
-            name, limit.intensity_per_ridge
-        )
+        value = limit.kind if name == "regime" else getattr(limit, name)
         if value is None:
             raise UnknownMetric(f"{variant_id}.{name} needs hardware counters and the measured ceilings")
         return value
@@ -569,6 +569,14 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
+    elif head in ("regime.host_bound_variants", "regime.all_host_bound") and arg is None:
+        bound = []
+        for r in snap.variants.values():
+            if r.available and r.timing is not None and r.timing.host_us is not None and r.timing.device_us is not None:
+                bound.append(r.timing.host_us.median > r.timing.device_us.median)
+        if not bound or p.device_kind != "cuda":
+            raise UnknownMetric(f"no variant has host and device times on {p.device_name} (GPU only)")
+        return sum(bound) if head == "regime.host_bound_variants" else all(bound)
     elif head in ("regime.variants", "regime.all") and arg is not None:
         from attn_examples.render import regime
 

@@ -16,7 +16,9 @@ A page's Markdown holds two kinds of markers:
   {% endif %}` shows nothing where x does not apply, which is how a sentence disappears rather
   than shows a dash.
 - `{{ key }}` becomes a value, formatted by the caller; only the text that survived the branches is
-  looked at, so a value that exists in one branch only is asked for only there.
+  looked at, so a value that exists in one branch only is asked for only there. `{{ key | noun }}`
+  writes a count with its noun in agreement ("1 kernel", "3 kernels"; 「3 個 kernel」:
+  `attn_examples.render.i18n.NOUNS`).
 - `{% general %}` inside a statement (a paragraph, a list item, an admonition) declares it true of
   attention, of the article or of PyTorch whatever the measurement; `{% rests <claim> … %}` declares
   that it rests on those claims holding here. A statement inside a branch rests on the branch's

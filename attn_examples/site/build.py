@@ -40,6 +40,7 @@ from attn_examples.claims import check as claims
 from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
 from attn_examples.render import metrics
+from attn_examples.render.i18n import counted
 from attn_examples.snapshot.schema import Snapshot, load_snapshot
 from attn_examples.snapshot.variants import VARIANTS
 
@@ -125,6 +126,12 @@ class BuildMeasurement:
         return self._remembered(("value", key, lang), lambda: self._value(key, lang))
 
     def _value(self, key: str, lang: str) -> str:
+        if "|" in key:  # `{{ naive.kernels | kernel }}`: the count with its noun, in agreement
+            inner, _, noun = (part.strip() for part in key.partition("|"))
+            raw = metrics.metric(self.snapshot, inner)
+            if not isinstance(raw, (int, float)) or isinstance(raw, bool):
+                raise KeyError(f"{inner} is not a count: `| {noun}` takes one")
+            return counted(lang, noun, raw, self.value(inner, lang))
         if key.startswith("claim."):
             claim_id, _, part = key[len("claim.") :].partition(".")
             verdict = self.verdicts.get(claim_id)
@@ -509,7 +516,9 @@ class Page:
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()
-        return claims_report.drift_block(m.drift, m.is_baseline, m.snapshot.device_slug, self.lang)
+        return claims_report.drift_block(
+            m.drift, m.is_baseline, m.snapshot.device_slug, self.lang, m.snapshot.provenance.device_kind
+        )
 
     def claims(self) -> str:
         """Every claim: the article's value, ours, the expectation and the verdict."""
