@@ -130,3 +130,12 @@ def test_a_page_writes_a_count_with_its_noun():
     )
     assert m.value("sdpa_flash.kernels | kernel", "en") == "1 kernel"
     assert m.value("naive.kernels | kernel", "zh-TW") == "5 個 kernel"
+
+
+def test_a_regex_argument_with_a_bar_is_not_a_counted_noun():
+    """`main_name_match[(?:rf|gmem)]` holds a `|` of its own: only ` | <noun>` after the key counts."""
+    from attn_examples.site.build import _COUNTED
+
+    assert _COUNTED.match("sdpa_efficient.main_name_match[(?<=_)(?:rf|gmem)(?=_)]") is None
+    m = _COUNTED.match("sdpa_flash.kernels | kernel")
+    assert m is not None and (m.group("key"), m.group("noun")) == ("sdpa_flash.kernels", "kernel")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,10 @@ NCU_LOG_ENV = "ATTN_EXAMPLES_NCU_LOG"  # where a live build keeps ncu's output a
 DEFAULT_SNAPSHOT = REPO / "snapshots" / "nvidia-h200"
 LIVE_DIR = REPO / ".cache" / "live-snapshot"  # the latest live measurement of each device class
 CACHE_DIR = REPO / ".cache" / "measurements"  # live measurements by key (attn_examples.site.live_cache)
+
+
+# `<key> | <noun>`, the noun a word and the key's brackets closed: a regex argument's `|` is not it
+_COUNTED = re.compile(r"^(?P<key>[^\[\]]*(?:\[[^\]]*\][^\[\]]*)*?)\s+\|\s+(?P<noun>[a-z]+)$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,8 +131,9 @@ class BuildMeasurement:
         return self._remembered(("value", key, lang), lambda: self._value(key, lang))
 
     def _value(self, key: str, lang: str) -> str:
-        if "|" in key:  # `{{ naive.kernels | kernel }}`: the count with its noun, in agreement
-            inner, _, noun = (part.strip() for part in key.partition("|"))
+        counted_key = _COUNTED.match(key)
+        if counted_key:  # `{{ naive.kernels | kernel }}`: the count with its noun, in agreement
+            inner, noun = counted_key.group("key"), counted_key.group("noun")
             raw = metrics.metric(self.snapshot, inner)
             if not isinstance(raw, (int, float)) or isinstance(raw, bool):
                 raise KeyError(f"{inner} is not a count: `| {noun}` takes one")
