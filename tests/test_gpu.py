@@ -32,6 +32,21 @@ def test_provenance_describes_the_gpu(gpu_snapshot):
     assert p.cuda and p.torch and gpu_snapshot.device_slug != "cpu"
 
 
+def test_a_plain_measurement_records_the_ceilings_and_every_variant_a_regime(gpu_snapshot):
+    """The roofs every regime is read against come with every CUDA measurement, not only --extended; each
+    variant then has a regime (launch-bound at most where every activity is short), never none."""
+    from attn_examples.render import regime
+
+    c = gpu_snapshot.ceilings
+    assert c is not None and c.bf16_matmul_tflops > c.fp32_matmul_tflops > 0 and c.copy_gbps > 0
+    assert gpu_snapshot.sweep is None and gpu_snapshot.training is None  # still --extended's alone
+    for variant_id, result in gpu_snapshot.variants.items():
+        if result.available:
+            found = regime.classify(gpu_snapshot, variant_id)
+            assert found is not None and found.kind in regime.KINDS, variant_id
+            assert (found.kind == "launch") == (found.longest_us < regime.LAUNCH_US), variant_id
+
+
 def test_every_variant_has_a_kernel_table(gpu_snapshot):
     assert set(gpu_snapshot.variants) == {v.id for v in VARIANTS.values() if v.in_article}
     for variant_id, result in gpu_snapshot.variants.items():
