@@ -480,6 +480,9 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
     if parts[0] == "ratio":  # sweep.ratio.<v>.<s>.<d>.<s>.<d>.<field>: numerator one way,
         _perturb_sweep(data, [parts[1], parts[2], parts[3], parts[6]], up)
         return _perturb_sweep(data, [parts[1], parts[4], parts[5], parts[6]], not up)  # denominator the other
+    if parts == ["split_seq_fp32_per_split"]:  # twice or half the batch: the two dtypes split apart
+        data["sweep"]["batch"] = data["sweep"]["batch"] * 2 if up else max(1, data["sweep"]["batch"] // 2)
+        return None
     points = [p for p in data["sweep"]["points"] if p["variant"] == parts[0]]
     if len(parts) == 2:
         measured = [p for p in points if p["available"]]
