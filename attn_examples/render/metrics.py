@@ -35,7 +35,8 @@ A key names one raw value:
   its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.all[<kind>]`: whether every
   variant with a regime is; `regime.host_bound_variants`, `regime.all_host_bound`: variants whose host
-  time per repeated call exceeds their device time (a timed ratio each)
+  time per repeated call exceeds their device time (a timed ratio each); `regime.host_bound_share`: their
+  share of the variants timed
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
@@ -584,13 +585,15 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
-    elif head in ("regime.host_bound_variants", "regime.all_host_bound") and arg is None:
+    elif head in ("regime.host_bound_variants", "regime.all_host_bound", "regime.host_bound_share") and arg is None:
         bound = []
         for r in snap.variants.values():
             if r.available and r.timing is not None and r.timing.host_us is not None and r.timing.device_us is not None:
                 bound.append(r.timing.host_us.median > r.timing.device_us.median)
         if not bound or p.device_kind != "cuda":
             raise UnknownMetric(f"no variant has host and device times on {p.device_name} (GPU only)")
+        if head == "regime.host_bound_share":
+            return sum(bound) / len(bound)
         return sum(bound) if head == "regime.host_bound_variants" else all(bound)
     elif head in ("regime.variants", "regime.all") and arg is not None:
         from attn_examples.render import regime
