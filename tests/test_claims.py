@@ -480,6 +480,9 @@ def _perturb_sweep(data: dict, parts: list[str], up: bool) -> None:
     if parts[0] == "ratio":  # sweep.ratio.<v>.<s>.<d>.<s>.<d>.<field>: numerator one way,
         _perturb_sweep(data, [parts[1], parts[2], parts[3], parts[6]], up)
         return _perturb_sweep(data, [parts[1], parts[4], parts[5], parts[6]], not up)  # denominator the other
+    if parts == ["split_seq_fp32_per_split"]:  # twice or half the batch: the two dtypes split apart
+        data["sweep"]["batch"] = data["sweep"]["batch"] * 2 if up else max(1, data["sweep"]["batch"] // 2)
+        return None
     points = [p for p in data["sweep"]["points"] if p["variant"] == parts[0]]
     if len(parts) == 2:
         measured = [p for p in points if p["available"]]
@@ -771,12 +774,22 @@ def perturb(data: dict, key: str, up: bool) -> None:
         ranked = sorted((v for v in ranked if ranked[v] is not None), key=ranked.get, reverse=parts[0] == "highest")
         worse = 1e4 if parts[0] == "lowest" else 1e-4
         _scale_variant_value(data, ranked[0] if up else ranked[-1], parts[1], worse if up else 1 / worse)
+    elif head in ("regime.all", "regime.variants") and arg == "grid":
+        # up: every variant off the launch floor with its kernels on one block each (grid-bound);
+        # down: none (every activity 100x longer, every grid 100x wider)
+        for v, r in data["variants"].items():
+            if r["available"] and r.get("timing") and r["timing"].get("device_us"):
+                _toward_launch(data, v, False)
+                for step in _steps(data, v) if up else []:
+                    for a in step["gpu"]:
+                        if a["kind"] == "kernel" and a["grid"]:
+                            a["grid"] = [1, 1, 1]
     elif head in ("regime.all", "regime.variants"):
         # up: every variant launch-bound; down: none (every one off the launch floor)
         for v, r in data["variants"].items():
             if r["available"] and r.get("timing") and r["timing"].get("device_us"):
                 _toward_launch(data, v, up if arg == "launch" else not up)
-    elif head in ("regime.all_host_bound", "regime.host_bound_variants"):
+    elif head in ("regime.all_host_bound", "regime.host_bound_variants", "regime.host_bound_share"):
         # up: every variant's host time 1000x longer; down: 1000x shorter
         for v, r in data["variants"].items():
             if r["available"] and r.get("timing") and r["timing"].get("host_us"):

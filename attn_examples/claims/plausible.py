@@ -177,7 +177,8 @@ def _regime(snap: Snapshot, variant_id: str, field: str) -> Plausible:
 
 
 def _host_bound(snap: Snapshot, key: str) -> Plausible:
-    """regime.host_bound_variants (the counts the intervals allow) and regime.all_host_bound."""
+    """regime.host_bound_variants (the counts the intervals allow), regime.host_bound_share (the same over
+    the variants timed) and regime.all_host_bound."""
     surely = maybe = total = 0
     for v, r in snap.variants.items():
         if not r.available or r.timing is None or r.timing.host_us is None or r.timing.device_us is None:
@@ -190,6 +191,8 @@ def _host_bound(snap: Snapshot, key: str) -> Plausible:
         maybe += (high if high is not None else value) > 1.0
     if key == "regime.host_bound_variants":
         return frozenset(range(surely, maybe + 1))
+    if key == "regime.host_bound_share":
+        return frozenset(n / total for n in range(surely, maybe + 1))
     return frozenset({surely == total, maybe == total})
 
 
@@ -213,7 +216,7 @@ def _route(key: str) -> str | None:
         return "training"
     if len(parts) == 2 and parts[1] in REGIME:
         return "regime"
-    if key in ("regime.host_bound_variants", "regime.all_host_bound"):
+    if key in ("regime.host_bound_variants", "regime.all_host_bound", "regime.host_bound_share"):
         return "host_bound"
     if len(parts) == 2 and parts[1] in TIMED:
         return "time"

@@ -35,7 +35,8 @@ A key names one raw value:
   its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.all[<kind>]`: whether every
   variant with a regime is; `regime.host_bound_variants`, `regime.all_host_bound`: variants whose host
-  time per repeated call exceeds their device time (a timed ratio each)
+  time per repeated call exceeds their device time (a timed ratio each); `regime.host_bound_share`: their
+  share of the variants timed
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
@@ -319,9 +320,12 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
 
 def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
     """sweep.matmul_peak_tflops|batch|heads|seq_lens|head_dims (the lists measured)|split_seq (the first
-    length whose batch·heads·S² score tensor has more elements than 32-bit offsets reach: from the
-    configuration) | sweep.<variant>.<seq>.<head_dim>.<field> (a point; main_short_name, main_role,
+    length whose batch·heads·S² score tensor, in the sweep's dtype, passes 32-bit indexing as PyTorch's
+    TensorIterator checks it: more elements, or a largest byte offset, than an int32 holds; from the
+    configuration)|split_seq_fp32 (the same for an FP32 score tensor)|split_seq_fp32_per_split (the one
+    over the other) | sweep.<variant>.<seq>.<head_dim>.<field> (a point; main_short_name, main_role,
     main_grid_per_sm (its longest kernel's blocks over the SMs), and unavailable_reason for a skipped one) | sweep.<variant>.max_kernels|min_kernels|best_tflops_fraction|
+    best_seq_len|best_head_dim (the point where it is reached)|
     longest_seq|kernel_growth (max - min kernels)|grows_at (the first length with more kernels than the
     shortest, at either head dimension)|grows_at_per_split|gemm_main_points (points whose longest kernel is a
     GEMM) | sweep.ratio.<variant>.<seq>.<head_dim>.<seq>.<head_dim>.<field>: one point's over another's"""
@@ -334,11 +338,21 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
         return getattr(sweep, parts[0])
     if parts in (["seq_lens"], ["head_dims"]):
         return sorted({getattr(p, parts[0][:-1]) for p in sweep.points})
-    if parts == ["split_seq"]:
-        over = [s for s in _sweep_metric(snap, ["seq_lens"]) if sweep.batch * sweep.heads * s * s > 2**31 - 1]
+    if parts in (["split_seq"], ["split_seq_fp32"]):
+        from attn_examples.snapshot.config import ELEMENT_BYTES
+
+        size = 4 if parts == ["split_seq_fp32"] else ELEMENT_BYTES[snap.config.dtype]
+        limit = 2**31 - 1  # TensorIteratorBase::can_use_32bit_indexing: numel, and 1 + the largest byte offset
+        over = [
+            s
+            for s in _sweep_metric(snap, ["seq_lens"])
+            if (n := sweep.batch * sweep.heads * s * s) > limit or 1 + (n - 1) * size > limit
+        ]
         if not over:
-            raise UnknownMetric("no score tensor of the sweep passes 32-bit offsets")
+            raise UnknownMetric("no score tensor of the sweep passes 32-bit indexing")
         return over[0]
+    if parts == ["split_seq_fp32_per_split"]:
+        return _sweep_metric(snap, ["split_seq_fp32"]) / _sweep_metric(snap, ["split_seq"])
     if len(parts) == 7 and parts[0] == "ratio":
         return _sweep_metric(snap, parts[1:4] + parts[6:]) / _sweep_metric(snap, [parts[1], *parts[4:]])
     points = [p for p in sweep.points if p.variant == parts[0]]
@@ -357,6 +371,8 @@ def _sweep_metric(snap: Snapshot, parts: list[str]) -> Any:
             "max_kernels": lambda: max(kernels(p) for p in measured),
             "min_kernels": lambda: min(kernels(p) for p in measured),
             "best_tflops_fraction": lambda: max(tflops(p) for p in measured) / sweep.matmul_peak_tflops,
+            "best_seq_len": lambda: max(measured, key=tflops).seq_len,
+            "best_head_dim": lambda: max(measured, key=tflops).head_dim,
             "longest_seq": lambda: max(p.seq_len for p in measured),
             "kernel_growth": lambda: max(kernels(p) for p in measured) - min(kernels(p) for p in measured),
             "gemm_main_points": lambda: sum(1 for p in measured if p.main_kernel and views.is_gemm(p.main_kernel)),
@@ -569,13 +585,15 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
-    elif head in ("regime.host_bound_variants", "regime.all_host_bound") and arg is None:
+    elif head in ("regime.host_bound_variants", "regime.all_host_bound", "regime.host_bound_share") and arg is None:
         bound = []
         for r in snap.variants.values():
             if r.available and r.timing is not None and r.timing.host_us is not None and r.timing.device_us is not None:
                 bound.append(r.timing.host_us.median > r.timing.device_us.median)
         if not bound or p.device_kind != "cuda":
             raise UnknownMetric(f"no variant has host and device times on {p.device_name} (GPU only)")
+        if head == "regime.host_bound_share":
+            return sum(bound) / len(bound)
         return sum(bound) if head == "regime.host_bound_variants" else all(bound)
     elif head in ("regime.variants", "regime.all") and arg is not None:
         from attn_examples.render import regime
