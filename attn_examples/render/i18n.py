@@ -647,14 +647,14 @@ def counted(lang: str, noun: str, n: float, shown: str | None = None) -> str:
 REGIME_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "launch": "launch-bound",
-        "grid": "grid-bound (most SMs idle)",
+        "grid": "grid-bound",
         "memory": "memory-bound",
         "compute": "compute-bound",
         "busy": "GPU-bound (memory or compute: no counters to tell)",
     },
     "zh-TW": {
         "launch": "受限於啟動開銷",
-        "grid": "受限於 grid 大小（多數 SM 閒置）",
+        "grid": "受限於 grid 大小",
         "memory": "受限於記憶體頻寬",
         "compute": "受限於運算",
         "busy": "受限於 GPU 本身（缺少計數器，分不出是記憶體還是運算）",
