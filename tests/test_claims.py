@@ -429,6 +429,8 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 kernel["est_occupancy_pct"] += 12.5 if up else -12.5 if kernel["est_occupancy_pct"] >= 12.5 else 12.5
             elif field == "launch_api":
                 kernel["launch_api"] = "cudaLaunchKernelExC"
+            elif field == "dur_us":  # x3 / 3: the main kernel's own time in the trace
+                kernel["dur_us"] *= 3.0 if up else 1 / 3
             elif field == "grid_capped_pct":  # up: a grid 1000x wider; down: a single block
                 kernel["grid"] = [kernel["grid"][0] * 1000, 1, 1] if up else [1, 1, 1]
             elif field == "grid_per_sm":  # x100 / 100: across half an SM's share from a grid of 2 blocks too
