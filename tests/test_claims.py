@@ -356,7 +356,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
                 ops[:] = [op for op in ops if op["name"] != arg]
         return None
     if name == "peak_scores_beside_output":
-        return _scale_timing(data, variant, "peak_memory_bytes", 3.0 if up else 1 / 3)
+        return _scale_timing(data, variant, "peak_memory_bytes", 30.0 if up else 1 / 30)
     if name in ("memcpy_per_score", "memcpy_bytes", "memset_bytes"):
         kind = "memset" if name == "memset_bytes" else "memcpy"
         for step in _steps(data, variant):
@@ -800,7 +800,7 @@ def perturb(data: dict, key: str, up: bool) -> None:
         config = data["config"]
         if parts[1] == "matches_article":
             config["dtype"] = "float16" if config["dtype"] == "bfloat16" else "bfloat16"
-        elif parts[1] in ("score_bytes", "score_fp32_bytes"):  # up: 64x the batch; down: one short head
+        elif parts[1] in ("score_bytes", "score_fp32_bytes", "score_per_l2"):  # up: 64x the batch; down: one short head
             if up:
                 config["batch"] *= 64
             else:

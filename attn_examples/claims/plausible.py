@@ -229,6 +229,8 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
     """The interval or set of values `key` could take at `uncertainty.CONFIDENCE`; None for an exact key.
     Raises metrics.UnknownMetric where the metric itself would."""
     route, parts = _route(key), key.split(".")
+    if parts[0] == "winner" and route in ("time", "within", "regime"):  # the fastest variant's own timings
+        parts[0] = metrics.metric(snap, "fastest.device_us")
     if route == "ratio":
         a, b = (metrics.metric(snap, "fastest.device_us") if x == "winner" else x for x in parts[1:3])
         return ratio(snap, a, b, parts[3])

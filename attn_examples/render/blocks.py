@@ -520,7 +520,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")):  # a ratio, whatever it is a ratio of
         return fmt_ratio(value)
     if key.startswith("diff.") and last.endswith("_pct"):  # a difference of percentages: points
-        return t(lang, "points").format(value=fmt_num(value, 0 if float(value).is_integer() else 1))
+        shown = fmt_num(value, 0 if float(value).is_integer() else 1).replace("-", "\u2212")  # a minus, not a hyphen
+        return t(lang, "points").format(value=shown)
     if last == "main_role":
         from attn_examples.render.i18n import ROLE_WORDS
 

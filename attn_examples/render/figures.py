@@ -205,6 +205,12 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
     return fig.svg()
 
 
+def _host_drawn(snap: Snapshot) -> bool:
+    """The device-time figure draws host times beside the device times (every variant has one: a GPU)."""
+    rows = {r["id"]: r for r in views.summary_rows(snap)}
+    return all(rows[v]["host_us"] is not None for v in _labels(snap))
+
+
 def draw_device_time(snap: Snapshot, lay: Layout) -> str:
     """Device and host time per call on a linear axis (bar lengths are compared), exact values
     written beside the bars and on hover. Times from 10 ms up (a CPU, a long sequence) are drawn in
@@ -215,9 +221,10 @@ def draw_device_time(snap: Snapshot, lay: Layout) -> str:
     rows = {r["id"]: r for r in views.summary_rows(snap)}
     host = [rows[v]["host_us"] for v in ids]
     device = [rows[v]["device_us"] for v in ids]
+    drawn = _host_drawn(snap)
     scale = 1000.0 if max(device + [h for h in host if h is not None]) >= 10_000 else 1.0  # as fmt_us switches
     keys = [Key(lay.words("fig_device_time"), GREY)]
-    if all(h is not None for h in host):
+    if drawn:
         keys.append(Key(lay.words("fig_host_time"), INK, hatch=True))
     axis_key = "fig_time_axis_ms" if scale > 1 else "fig_time_axis"
     fig, ax = _bar_axes(lay, "device_time", [lay.name(v) for v in ids], 0.6, _room(lay, keys, 2), axis_key, 0.2)
@@ -644,6 +651,8 @@ def figure_html(snap: Snapshot, name: str, lang: str) -> str:
         "hbm_traffic": "hbm_fig_alt",
         "roofline": "roofline_fig_alt",
     }[name]
+    if name == "device_time" and not _host_drawn(snap):  # a CPU: device time alone, whatever the unit
+        alt_key = "time_fig_alt_device"
     alt = t(lang, alt_key)
     label = html.escape(alt, quote=True)
 

@@ -46,6 +46,7 @@ A key names one raw value:
   `dispatch.auto_is_fastest`: whether that variant is the fastest measured
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
+  score_per_l2: one score matrix over the GPU's L2 cache;
   matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff)
 - `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
   `attn_examples.render.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
@@ -553,6 +554,11 @@ def metric(snap: Snapshot, key: str) -> Any:
             return fields[parts[1]]
     elif parts[0] == "config" and len(parts) == 2 and arg is None:
         c = snap.config
+        if parts[1] == "score_per_l2":  # one score matrix over the GPU's L2: above 1 it cannot stay there
+            l2 = p.device_limits.l2_bytes if p.device_limits else None
+            if not l2:
+                raise UnknownMetric(f"{p.device_name} reports no L2 size")
+            return c.score_bytes / l2
         from attn_examples.render import article
 
         sizes = {

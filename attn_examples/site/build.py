@@ -519,6 +519,16 @@ class Page:
         m = self._m()
         return render.provenance(m.snapshot, self.lang, m.live, opened=True, reused=m.reused, given=m.given)
 
+    def subcommands(self) -> str:
+        """`attn-examples`'s subcommands with their summaries, read from the CLI's parser: what the tool
+        has, in its own (English) words, whatever the language of the page."""
+        from markupsafe import Markup
+
+        from attn_examples.site import cli
+
+        lines = [f"attn-examples {name:<9} # {summary}" for name, summary in cli.subcommands()]
+        return str(Markup('<div class="highlight"><pre><code>{}</code></pre></div>').format("\n".join(lines)))
+
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()

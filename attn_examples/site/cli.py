@@ -541,6 +541,14 @@ def _command(
     return parser
 
 
+def subcommands() -> list[tuple[str, str]]:
+    """Each subcommand with its one-line summary, as `attn-examples --help` lists them (the reproduce
+    page prints this list rather than a count typed beside it)."""
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [(choice.dest, choice.help or "") for choice in action._choices_actions]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attn-examples",
@@ -557,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = _command(
         sub,
         "measure",
-        "profile and time every variant; write a snapshot",
+        "profile and time the article's variants (--extended: every one); write a snapshot",
         "One forward of each variant is profiled with torch.profiler (its kernels, launches and host ops)\n"
         "and timed with CUDA events; the result is a snapshot folder: snapshot.json and one Kineto trace\n"
         "per variant. Needs torch (the `measure` extra).",
@@ -627,7 +635,7 @@ attn-examples diff snapshots/nvidia-h200 snapshots/nvidia-h200-b1-h8-s512""",
     c = _command(
         sub,
         "check",
-        "check every claim against a snapshot; exit 1 if one fails",
+        "check every claim against a snapshot; exit 1 if a truth fails",
         "Truths must hold wherever they apply (exit 1 if one fails); observations are reported. Timed\n"
         "claims are decided with their 95% interval. --baseline adds drift: each variant's share of\n"
         "the run against the committed snapshot of the same device.",
