@@ -282,7 +282,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if config:
         console.print(
             "[yellow]different configurations[/] ("
-            + _plain(", ".join(config).replace(" in the baseline", " in A").replace(" live", " in B"))
+            + _plain(", ".join(config).replace(" in the baseline", " in A").replace(" here", " in B"))
             + "): the work differs, so raw times are not compared; "
             "each variant's share of its own run is"
         )
