@@ -402,6 +402,12 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
         return
     if name == "role":
         return _edit_role(data, variant, arg, up)
+    if name == "role_us":  # the roles' kernels 20x longer, or 20x shorter
+        for step in _steps(data, variant):
+            for a in step["gpu"]:
+                if a["kind"] == "kernel" and re.fullmatch(arg, views.kernel_role(a["name"])):
+                    a["dur_us"] *= 20.0 if up else 0.05
+        return None
     if name in _SCALABLE_TIMING:
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
     if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):  # the host time moves
@@ -800,13 +806,38 @@ def perturb(data: dict, key: str, up: bool) -> None:
         config = data["config"]
         if parts[1] == "matches_article":
             config["dtype"] = "float16" if config["dtype"] == "bfloat16" else "bfloat16"
-        elif parts[1] in ("score_bytes", "score_fp32_bytes", "score_per_l2"):  # up: 64x the batch; down: one short head
+        elif parts[1] in ("score_bytes", "score_fp32_bytes", "score_per_l2", "score_fp32_per_l2"):
+            # up: 64x the batch (and 64x the sequence against the L2: 4096x the scores); down: one short head
             if up:
                 config["batch"] *= 64
+                if parts[1].endswith("_per_l2"):
+                    config["seq_len"] *= 64
             else:
                 config.update(batch=1, heads=1, seq_len=128)
         else:
             raise AssertionError(f"no perturbation for metric {key!r}")
+    elif parts[0] == "gap_share":
+        # up: b's other activities stretched until a's extra time is half of what a's kernels of those
+        # roles take beyond b's (a share of 2); down: a's other activities 20x longer (a share near 0)
+        def ours(a: dict) -> bool:
+            return a["kind"] == "kernel" and re.fullmatch(arg, views.kernel_role(a["name"])) is not None
+
+        def sums(variant: str) -> tuple[float, float]:
+            gpu = _steps(data, variant)[0]["gpu"]
+            return sum(a["dur_us"] for a in gpu if ours(a)), sum(a["dur_us"] for a in gpu if not ours(a))
+
+        if up:
+            (a_r, a_o), (b_r, b_o) = sums(parts[1]), sums(parts[2])
+            wanted = a_r + a_o - 0.5 * (a_r - b_r) - b_r  # b's other time that leaves a gap of half the roles'
+            for step in _steps(data, parts[2]):
+                for a in step["gpu"]:
+                    if not ours(a) and b_o:
+                        a["dur_us"] *= wanted / b_o
+        else:
+            for step in _steps(data, parts[1]):
+                for a in step["gpu"]:
+                    if not ours(a):
+                        a["dur_us"] *= 20.0
     elif parts[0] in ("ratio", "diff"):
         metric = key.split(".", 3)[3]
         _perturb_variant(data, parts[1], metric, up)  # numerator one way,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from attn_examples.claims import check as claims
-from attn_examples.render import templating
+from attn_examples.render import prose, templating
 from attn_examples.render.blocks import breakable, confidence_words, format_metric, html_table, join_words, quoted
 from attn_examples.render.i18n import t
 
@@ -121,9 +121,12 @@ def claim_undecided(verdict: claims.Verdict, lang: str) -> str:
         )
     key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
     statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
+    interval = claim_interval(verdict, lang)
+    if lang != "en" and key == "undecided_set" and interval and not prose.WIDE.match(interval[0]):
+        interval = " " + interval  # 「答案可能是 flash」, but 「答案可能是手寫版」: a space beside Latin words only
     sentence = t(lang, key).format(
         statement=statement,
-        interval=claim_interval(verdict, lang),
+        interval=interval,
         confidence=confidence_words(),
         expected=claim_expected(verdict.claim, lang),
         value=claim_measured(verdict, lang).strip("`"),

@@ -501,6 +501,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     """Format a raw metric by what its key measures. Numbers come out the same in every language;
     the few words (variant names, yes/no, limits) come from i18n."""
     last = key.split(".")[-1].split("[")[0]
+    if key.startswith("gap_share."):  # a share, whatever its variants are called
+        last = "gap_share"
     if value is None:
         raise metrics.UnknownMetric(f"{key} has no value in this measurement")
     if key in ("fastest.device_us", "slowest.device_us", "training.fastest", "dispatch.auto_variant") or (
@@ -522,7 +524,7 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     if key.startswith("diff.") and last.endswith("_pct"):  # a difference of percentages: points
         shown = fmt_num(value, 0 if float(value).is_integer() else 1).replace("-", "\u2212")  # a minus, not a hyphen
         return t(lang, "points").format(value=shown)
-    if last == "main_role":
+    if last in ("main_role", "costliest_role"):
         from attn_examples.render.i18n import ROLE_WORDS
 
         return ROLE_WORDS[lang].get(value, value)
@@ -544,8 +546,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         return f"{value / 1e9:,.2f} GFLOP"
     if last == "intensity":
         return f"{value:,.0f}"
-    if last.endswith("_share"):
-        return fmt_pct(round(100 * value, 1))
+    if last.endswith("_share"):  # a share that is not zero does not read as 0%
+        return "< 0.1%" if 0 < abs(100 * value) < 0.05 else fmt_pct(round(100 * value, 1))
     if last.endswith("_fraction") and isinstance(value, (int, float)):
         return fmt_pct(round(100 * value, 1))
     if isinstance(value, bool):

@@ -399,7 +399,7 @@ TEXT: dict[str, dict[str, str]] = {
         "interval_set": "（計時的 {confidence} 區間所容許的結果：{interval}）",
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
-        "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是 {interval}。",
+        "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
         "ev_label": "這段敘述的根據（{n} 項主張，已對照這次量測）",
         "ev_title": "這段敘述的根據",

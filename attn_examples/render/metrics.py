@@ -28,7 +28,9 @@ A key names one raw value:
   `kernels_matching[<regex>]`, `kernels_not_matching[<regex>]` (kernels whose name does / does not match),
   `launch_api[<regex>]` (the launch call of the first kernel whose name matches),
   `main_name_match[<regex>]` (the part of the main kernel's name that matches),
-  `role[<role>]` (kernels of that role: see views.ROLES),
+  `role[<role>]` (kernels of that role: see views.ROLES), `role_us[<roles>]` (their kernel time per forward;
+  the argument matches role names in full, "isneginf|reduce"), costliest_role, costliest_role_us (the role
+  whose kernels take the most time, and that time),
   regime (launch | grid | memory | compute | busy: attn_examples.render.regime), longest_us (the
   forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
   activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
@@ -37,7 +39,9 @@ A key names one raw value:
   variant with a regime is; `regime.host_bound_variants`, `regime.all_host_bound`: variants whose host
   time per repeated call exceeds their device time (a timed ratio each); `regime.host_bound_share`: their
   share of the variants timed
-- `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's
+- `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's;
+  `gap_share.<a>.<b>[<roles>]`: the share of a's GPU time beyond b's (activities in the trace) that a's kernels
+  of those roles account for beyond b's (over 1 where a saves time elsewhere)
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
   (`lowest.rel_error`), among the variants that have it;
@@ -46,8 +50,8 @@ A key names one raw value:
   `dispatch.auto_is_fastest`: whether that variant is the fastest measured
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
-  score_per_l2: one score matrix over the GPU's L2 cache;
-  matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff)
+  matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff; score_per_l2,
+  score_fp32_per_l2: a score matrix over the GPU's L2, at most 1 where it fits)
 - `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
   `attn_examples.render.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
@@ -176,6 +180,11 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             return sum(1 for r in _kernels(snap, variant_id) if re.search(arg, r["name"], re.I))
         if name == "role":
             return sum(1 for r in _kernels(snap, variant_id) if views.kernel_role(r["name"]) == arg)
+        if name == "role_us":  # kernel time per forward of the roles the argument names in full ("a|b": both)
+            kernels = _kernels(snap, variant_id)
+            if not kernels:
+                raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
+            return sum(r["dur_us"] for r in kernels if re.fullmatch(arg, views.kernel_role(r["name"])))
         if name == "kernels_not_matching":
             return sum(1 for r in _kernels(snap, variant_id) if not re.search(arg, r["name"], re.I))
         if name == "launch_api":
@@ -240,6 +249,15 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         if name == "gemm_us":
             return sum(r["dur_us"] for r in gemms)
         return len({r["name" if name == "gemm_names" else "launch_api"] for r in gemms})
+    if name in ("costliest_role", "costliest_role_us"):  # the role whose kernels take the most time per forward
+        totals: dict[str, float] = {}
+        for r in _kernels(snap, variant_id):
+            role = views.kernel_role(r["name"])
+            totals[role] = totals.get(role, 0.0) + r["dur_us"]
+        if not totals:
+            raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
+        costliest = max(totals, key=totals.__getitem__)
+        return costliest if name == "costliest_role" else totals[costliest]
     if name == "memsets_not_before_gemm":  # a memset a library issues for its matrix product comes right before it
         rows = views.kernel_rows(result)
         return sum(
@@ -554,11 +572,6 @@ def metric(snap: Snapshot, key: str) -> Any:
             return fields[parts[1]]
     elif parts[0] == "config" and len(parts) == 2 and arg is None:
         c = snap.config
-        if parts[1] == "score_per_l2":  # one score matrix over the GPU's L2: above 1 it cannot stay there
-            l2 = p.device_limits.l2_bytes if p.device_limits else None
-            if not l2:
-                raise UnknownMetric(f"{p.device_name} reports no L2 size")
-            return c.score_bytes / l2
         from attn_examples.render import article
 
         sizes = {
@@ -575,6 +588,11 @@ def metric(snap: Snapshot, key: str) -> Any:
         }
         if parts[1] in sizes:
             return sizes[parts[1]]
+        if parts[1] in ("score_per_l2", "score_fp32_per_l2"):  # the score matrix over the GPU's L2: <= 1 fits
+            if not (p.device_limits and p.device_limits.l2_bytes):
+                raise UnknownMetric(f"{p.device_name} reports no L2 size")
+            scores = c.score_bytes if parts[1] == "score_per_l2" else c.batch * c.heads * c.seq_len**2 * 4
+            return scores / p.device_limits.l2_bytes
         if hasattr(c, parts[1]):
             return getattr(c, parts[1])
     elif parts[0] == "arch" and len(parts) == 2 and arg is None:
@@ -634,6 +652,15 @@ def metric(snap: Snapshot, key: str) -> Any:
             raise UnknownMetric(f"no variant has {parts[1]!r} in this measurement")
         pick = min if parts[0] in ("fastest", "lowest") else max
         return pick(measured, key=measured.__getitem__)
+    elif parts[0] == "gap_share" and len(parts) == 3 and arg is not None:
+        # gap_share.<a>.<b>[<roles>]: of a's GPU time per forward beyond b's (the trace's activities, summed), the
+        # share that a's kernels of those roles account for beyond b's (role_us); over 1 where a saves elsewhere
+        a_id, b_id = _winner(snap, parts[1]), _winner(snap, parts[2])
+        totals = [sum(r["dur_us"] for r in views.kernel_rows(snap.variants[v])) for v in (a_id, b_id)]
+        if totals[0] <= totals[1]:
+            raise UnknownMetric(f"{a_id} takes no more GPU time than {b_id} on {p.device_name}")
+        roles = [variant_metric(snap, v, "role_us", arg) for v in (a_id, b_id)]
+        return (roles[0] - roles[1]) / (totals[0] - totals[1])
     elif parts[0] in ("ratio", "diff") and len(parts) == 4:
         a_id, b_id = _winner(snap, parts[1]), _winner(snap, parts[2])
         a = variant_metric(snap, a_id, parts[3], arg)
