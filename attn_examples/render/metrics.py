@@ -53,7 +53,10 @@ A key names one raw value:
 - `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<role>]` (its
   kernels of that role: HBM bytes per second over ceilings.copy_gbps),
-  `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass; `ceilings.<field of Ceilings>`: the roofline's measured roofs
+  `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass;
+  `counters.score_per_l2` (one score matrix over the device's L2: from 2 up, writing the scores and reading
+  them back costs at least one score matrix of HBM traffic, however much of them the L2 keeps);
+  `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
 """
 
@@ -441,6 +444,11 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
     sizes = {"qkvo_bytes": 4 * snap.config.tensor_bytes, "score_bytes": snap.config.score_bytes}
     if len(parts) == 1 and parts[0] in sizes:  # from the shape: known with or without counters
         return sizes[parts[0]]
+    if parts == ["score_per_l2"]:
+        l2 = snap.provenance.device_limits.l2_bytes if snap.provenance.device_limits else None
+        if not l2:
+            raise UnknownMetric(f"{snap.provenance.device_name} does not report its L2 size")
+        return snap.config.score_bytes / l2
     counters = hardware.measured_counters(snap)
     if counters is None:
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
