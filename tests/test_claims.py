@@ -687,6 +687,12 @@ def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[
 def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
     from attn_examples.render import hardware
 
+    if parts == ["score_per_l2"]:  # one score matrix over the L2: up, 4096x the batch; down, one short head
+        if up:
+            data["config"]["batch"] *= 4096
+        else:
+            data["config"].update(batch=1, heads=1, seq_len=128)
+        return None
     if parts[0] == "ratio":  # numerator one way, denominator the other
         _perturb_counters(data, [parts[1], parts[3]], up)
         return _perturb_counters(data, [parts[2], parts[3]], not up)
@@ -729,6 +735,10 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
             m["l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"] = 4096.0 if up else 0.0
         elif field in ("gmma_instructions", "uses_gmma"):
             m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
+        elif field == "main_limiter":  # up: registers allow 8 blocks more (no longer a limit); down: shared memory does
+            name = "launch__occupancy_limit_registers" if up else "launch__occupancy_limit_shared_mem"
+            if m.get(name) is not None:
+                m[name] += 8
         else:
             raise AssertionError(f"no perturbation for counters.{variant}.{field}")
 
@@ -806,6 +816,8 @@ def perturb(data: dict, key: str, up: bool) -> None:
         config = data["config"]
         if parts[1] == "matches_article":
             config["dtype"] = "float16" if config["dtype"] == "bfloat16" else "bfloat16"
+        elif parts[1] in ("seq_len", "head_dim"):  # up: 8x longer or wider; down: a short sequence, a narrow head
+            config[parts[1]] = config[parts[1]] * 8 if up else {"seq_len": 128, "head_dim": 32}[parts[1]]
         elif parts[1] in ("score_bytes", "score_fp32_bytes", "score_per_l2", "score_fp32_per_l2"):
             # up: 64x the batch (and 64x the sequence against the L2: 4096x the scores); down: one short head
             if up:

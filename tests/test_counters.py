@@ -257,7 +257,7 @@ def test_a_measurement_without_counters_renders_and_says_why(tmp_path, monkeypat
     assert "{{" not in out and "{%" not in out
     assert "## Without counters" in out and "## HBM traffic" not in out
     assert "not on this machine" in site.en.counters_status()
-    assert "not on this machine" in site.en.counters() and "not on this machine" in site.zh_TW.figure("roofline")
+    assert "not on this machine" in site.en.counters() and "這台機器上沒有 ncu" in site.zh_TW.figure("roofline")
 
 
 def test_with_counters_present_a_misspelt_counters_key_still_fails_the_build():

@@ -533,7 +533,7 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
     if last == "tensor_flops_per_causal":  # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
     if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")) or re.search(
-        r"_per_(qkvo|qkv|output|score|fp32_score|causal|ridge|device|repeat|forward|split)$", last
+        r"_per_(qkvo|qkv|output|score|fp32_score|causal|ridge|device|repeat|forward|split|l2)$", last
     ):
         return fmt_ratio(value)
     if key in ("sweep.seq_lens", "sweep.head_dims"):
@@ -664,12 +664,27 @@ def counters_status(snap: Snapshot, lang: str) -> str:
 
     if hardware.available(snap):
         return counters_source(snap, lang) + report_link(snap, lang) + counters_command(snap, lang)
+    cpu = snap.provenance.device_kind != "cuda"
     return templating.render(
         "counters_missing.html.j2",
         title=t(lang, "counters_missing"),
-        why=hardware.why_unavailable(snap),
-        how=t(lang, "counters_how"),
+        why=_counters_why(snap, lang),
+        how=Markup(t(lang, "counters_how_cpu" if cpu else "counters_how")),  # its own <code>
+        space=" " if lang == "en" else "",
     )
+
+
+def _counters_why(snap: Snapshot, lang: str) -> Markup:
+    """Why a measurement has no counter readings, as a sentence of the reader's language: a CPU (Nsight
+    Compute reads NVIDIA GPUs only), no counter pass, or the reason the pass recorded."""
+    from attn_examples.render.i18n import COUNTER_REASONS
+
+    if snap.provenance.device_kind != "cuda":
+        return Markup(t(lang, "counters_why_cpu"))
+    if snap.counters is None:
+        return Markup(t(lang, "counters_why_no_pass"))
+    reason = (snap.counters.reason or "").rstrip(".")
+    return Markup(t(lang, "counters_why_recorded")).format(reason=COUNTER_REASONS[lang].get(reason, reason))
 
 
 # ---- claims --------------------------------------------------------------------------------------
@@ -726,7 +741,7 @@ def occupancy_table(snap: Snapshot, lang: str) -> str:
                 fmt_pct(kineto),
                 fmt_pct(emulated),
                 fmt_pct(theo),
-                g["theoretical_limit"],
+                limit_words(lang, g["theoretical_limit"]),
                 f"{g['count']}× ({', '.join(sorted(set(g['where'])))})",
             ]
         )
@@ -889,9 +904,8 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
 
 
 def _counters_missing(snap: Snapshot, lang: str) -> str:
-    from attn_examples.render import hardware
-
-    return paragraph(f"{t(lang, 'counters_missing')}: {hardware.why_unavailable(snap)}", "attn-unavailable")
+    stop = ". " if lang == "en" else "。"
+    return paragraph(Markup(t(lang, "counters_missing") + stop) + _counters_why(snap, lang), "attn-unavailable")
 
 
 def counters_source(snap: Snapshot, lang: str) -> str:

@@ -195,7 +195,11 @@ TEXT: dict[str, dict[str, str]] = {
         "ncu_theoretical_pct": "Theoretical (ncu)",
         "counters_missing": "Hardware counters are not part of this measurement",
         "counters_tool": "Counters read by",
-        "counters_how": "The sections below that rest on the counters say so where they would stand; to add them, run `attn-examples counters` on this snapshot on a machine with Nsight Compute.",
+        "counters_how": "The sections below that rest on the counters say so where they would stand; to add them, run <code>attn-examples counters</code> on this snapshot, on a machine with this GPU and Nsight Compute.",
+        "counters_how_cpu": "To see the sections below with readings, measure on a CUDA GPU (<code>attn-examples measure</code>) and take the counters there with Nsight Compute (<code>attn-examples counters</code>).",
+        "counters_why_cpu": "This measurement ran on a CPU, and Nsight Compute reads NVIDIA GPUs only.",
+        "counters_why_no_pass": "This snapshot has no hardware-counter pass (<code>attn-examples counters</code>).",
+        "counters_why_recorded": "The counter pass recorded why: {reason}.",
         "role": "What it does",
         "positions": "Position in the forward",
         "measurement": "Measurement",
@@ -444,7 +448,11 @@ TEXT: dict[str, dict[str, str]] = {
         "ncu_theoretical_pct": "理論值（ncu）",
         "counters_missing": "這次量測沒有硬體計數器",
         "counters_tool": "計數器讀取工具",
-        "counters_how": "下方仰賴計數器的段落會在原處說明；要補上計數器，請在裝有 Nsight Compute 的機器上對這份快照執行 `attn-examples counters`。",
+        "counters_how": "下方仰賴計數器的段落會在原處說明；要補上計數器，請在有同一款 GPU 與 Nsight Compute 的機器上，對這份快照執行 <code>attn-examples counters</code>。",
+        "counters_how_cpu": "要看到下方各節的讀數，請在 CUDA GPU 上量測（<code>attn-examples measure</code>），再在那裡用 Nsight Compute 讀取計數器（<code>attn-examples counters</code>）。",
+        "counters_why_cpu": "這次量測在 CPU 上執行，而 Nsight Compute 只讀 NVIDIA GPU。",
+        "counters_why_no_pass": "這份快照沒有做過硬體計數器的量測（<code>attn-examples counters</code>）。",
+        "counters_why_recorded": "計數器量測記下的原因（工具的原文）：{reason}。",
         "role": "用途",
         "positions": "在 forward 中的位置",
         "measurement": "量測",
@@ -569,6 +577,20 @@ SHORT_TITLES: dict[str, dict[str, str]] = {
 }
 
 # What limits resident blocks, in the calculator's words (occupancy.py) and ncu's (launch__occupancy_limit_*).
+# Why a counter pass has no readings, as attn_examples.measure.counters records it (its exact words), in
+# the reader's language; a reason not listed here is quoted as recorded.
+COUNTER_REASONS: dict[str, dict[str, str]] = {
+    "en": {},
+    "zh-TW": {
+        "ncu (Nsight Compute) is not on this machine": "這台機器上沒有 ncu（Nsight Compute）",
+        "the GPU's performance counters are not permitted for this user (ERR_NVGPUCTRPERM)": (
+            "這個使用者沒有讀取 GPU 效能計數器的權限（ERR_NVGPUCTRPERM）"
+        ),
+        "hardware counters need a CUDA GPU; this snapshot is of a CPU": "硬體計數器需要 CUDA GPU，而這份快照量的是 CPU",
+    },
+}
+
+
 LIMIT_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "registers": "registers",

@@ -34,7 +34,10 @@ class Occupancy:
     blocks_per_sm: int
     warps_per_sm: int
     pct: float
-    limit: str  # registers | shared memory | threads | blocks | grid | shared memory (48 KiB default)
+    # registers | shared memory | threads | blocks | grid | shared memory above the per-block ceiling;
+    # resources that allow the same fewest blocks are all named, joined with '+' as Nsight Compute
+    # joins them ('registers+shared memory': either alone would cap the SM there)
+    limit: str
 
 
 def _required(value: int | None, name: str) -> int:
@@ -58,8 +61,8 @@ def _blocks(
     if smem:
         per_block = math.ceil((smem + RESERVED_SMEM_PER_BLOCK) / SMEM_GRANULARITY) * SMEM_GRANULARITY
         by["shared memory"] = _required(limits.smem_per_sm_bytes, "smem_per_sm_bytes") // per_block
-    limit = min(by, key=by.__getitem__)
-    return by[limit], limit
+    fewest = min(by.values())
+    return fewest, "+".join(name for name, blocks in by.items() if blocks == fewest)
 
 
 def _result(blocks: int, limit: str, threads: int, limits: DeviceLimits) -> Occupancy:
