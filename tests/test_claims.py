@@ -241,16 +241,18 @@ def _scale_variant_value(data: dict, variant: str, metric: str, factor: float) -
 
 
 def _toward_launch(data: dict, variant: str, up: bool) -> None:
-    """up: the variant becomes launch-bound (every activity 1000x shorter, under the launch floor);
-    down: it stops being (every activity 100x longer, every kernel's grid 100x wider)."""
-    for step in _steps(data, variant):
-        for a in step["gpu"]:
-            a["dur_us"] *= 1e-3 if up else 1e2
-            if not up and a["kind"] == "kernel" and a["grid"]:
-                a["grid"] = [a["grid"][0] * 100, *a["grid"][1:]]
+    """up: the variant becomes launch-bound (its host time 1000x longer: the host cannot keep up); down:
+    it stops being (its host time 1000x shorter, every kernel's grid 100x wider, off the grid floor too)."""
+    if data["variants"][variant]["timing"].get("host_us"):
+        _scale_timing(data, variant, "host_us", 1e3 if up else 1e-3)
+    if not up:
+        for step in _steps(data, variant):
+            for a in step["gpu"]:
+                if a["kind"] == "kernel" and a["grid"]:
+                    a["grid"] = [a["grid"][0] * 100, *a["grid"][1:]]
 
 
-def _perturb_regime(data: dict, variant: str, field: str, up: bool) -> None:
+def _perturb_regime(data: dict, variant: str, field: str, up: bool, target: object = None) -> None:
     if field in ("us_per_activity", "busy_share"):  # the device time they are read against
         factor = 3.0 if up == (field == "us_per_activity") else 1 / 3
         return _scale_timing(data, variant, "device_us", factor)
@@ -263,6 +265,8 @@ def _perturb_regime(data: dict, variant: str, field: str, up: bool) -> None:
         for k in _counter_kernels(data, variant):
             k["metrics"]["gpu__time_duration.sum"] *= 1 / 3 if up else 3.0
         return None
+    if target is not None:  # up: the regime a claim expects; down: another
+        return _make_regime(data, variant, target if up else ("grid" if target == "launch" else "launch"))
     # up: launch-bound; down: off the launch floor, and across the ridge from where it stood
     _toward_launch(data, variant, up)
     if not up and data.get("counters") and variant in (data["counters"].get("variants") or {}):
@@ -270,13 +274,36 @@ def _perturb_regime(data: dict, variant: str, field: str, up: bool) -> None:
         _perturb_counters(data, [variant, "intensity_per_ridge"], before == "memory")
 
 
-def _perturb_variant(data: dict, variant: str, metric: str, up: bool) -> None:
+def _make_regime(data: dict, variant: str, kind: str) -> None:
+    """The variant put in one regime: launch (its host time 1000x), grid (its host time 1/1000, its
+    kernels on one block), memory or compute (off both floors, its FLOPs per byte moved to that side)."""
+    result = data["variants"][variant]
+    if not result["available"] or not result.get("timing") or not result["timing"].get("host_us"):
+        return None
+    if kind == "launch":
+        return _scale_timing(data, variant, "host_us", 1e3)
+    _scale_timing(data, variant, "host_us", 1e-3)
+    for step in _steps(data, variant):
+        for a in step["gpu"]:
+            if a["kind"] == "kernel" and a["grid"]:
+                a["grid"] = [1, 1, 1] if kind == "grid" else [a["grid"][0] * 100, *a["grid"][1:]]
+    if kind in ("memory", "compute"):
+        if not (data.get("counters") and variant in (data["counters"].get("variants") or {})):
+            # no counters to place it on the roofline (the compiled variants): out of the measurement
+            result.update(available=False, unavailable_reason="perturbed", profile=None, timing=None)
+            return None
+        for _ in range(2):  # x81 each way, twice: across any ridge
+            _perturb_counters(data, [variant, "intensity_per_ridge"], kind == "compute")
+    return None
+
+
+def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: object = None) -> None:
     variant = _winner(data, variant)
     name, _, arg = metric.partition("[")
     arg = arg.rstrip("]") or None
     result = data["variants"][variant]
     if name in ("regime", "longest_us", "us_per_activity", "busy_share", "roof_share"):
-        return _perturb_regime(data, variant, name, up)
+        return _perturb_regime(data, variant, name, up, target)
     if name == "intensity_per_ridge":
         return _perturb_counters(data, [variant, "intensity_per_ridge"], up)
     if name == "available":
@@ -743,8 +770,9 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
             raise AssertionError(f"no perturbation for counters.{variant}.{field}")
 
 
-def perturb(data: dict, key: str, up: bool) -> None:
-    """Change the snapshot values that `key` is computed from."""
+def perturb(data: dict, key: str, up: bool, target: object = None) -> None:
+    """Change the snapshot values that `key` is computed from (`target`: the value a claim on a
+    categorical metric expects, where up should reach it)."""
     head, _, arg = key.partition("[")
     arg = arg[:-1] if arg else None
     parts = head.split(".")
@@ -765,6 +793,34 @@ def perturb(data: dict, key: str, up: bool) -> None:
     elif key in ("device.sm", "device.cc", "device.arch", "device.mma"):  # onto the article's sm80 or off it
         provenance = data["provenance"]
         provenance["compute_capability"] = "9.0" if provenance["compute_capability"] == "8.0" else "8.0"
+    elif key == "fastest.stream_as_device":
+        # up: the device's fastest variant also the cheapest in a stream (its host time 1e-4x); down: its host
+        # time 3x its device time, and the next variant's device time 1.5x the best's, its host time 1e-4x
+        snap = snapshot_from_dict(data)
+        best = metrics.metric(snap, "fastest.device_us")
+        best_device = metrics.variant_metric(snap, best, "device_us")
+        if up:
+            _scale_timing(data, best, "host_us", 1e-4)
+        else:
+            _scale_timing(data, best, "host_us", 3 * best_device / metrics.variant_metric(snap, best, "host_us"))
+            other = next(
+                v for v, r in data["variants"].items() if r["available"] and v != best and r["timing"].get("host_us")
+            )
+            _scale_timing(data, other, "host_us", 1e-4)
+            _scale_timing(
+                data, other, "device_us", 1.5 * best_device / metrics.variant_metric(snap, other, "device_us")
+            )
+    elif parts[0] in ("fastest", "slowest") and parts[1] == "stream_us":
+        # as for device time, host and device times together
+        available = [v for v, r in data["variants"].items() if r["available"]]
+        target = (
+            "naive_inplace"
+            if up
+            else next((v for v in ("sdpa_flash", "sdpa_efficient") if v in available), available[0])
+        )
+        for field in ("device_us", "host_us"):
+            if data["variants"][target]["timing"].get(field):
+                _scale_timing(data, target, field, 1e-4 if parts[0] == "fastest" else 1e4)
     elif parts[0] in ("fastest", "slowest"):
         # up: an unfused variant takes the lead (fastest) or the tail (slowest); down: flash leads or
         # math trails (the article's own order), whichever is measured
@@ -802,16 +858,11 @@ def perturb(data: dict, key: str, up: bool) -> None:
                     for a in step["gpu"]:
                         if a["kind"] == "kernel" and a["grid"]:
                             a["grid"] = [1, 1, 1]
-    elif head in ("regime.all", "regime.variants"):
-        # up: every variant launch-bound; down: none (every one off the launch floor)
+    elif head in ("regime.all", "regime.variants", "regime.share"):
+        # up: every variant in that regime; down: none (launch-bound, or grid-bound for a claim on launch)
         for v, r in data["variants"].items():
             if r["available"] and r.get("timing") and r["timing"].get("device_us"):
-                _toward_launch(data, v, up if arg == "launch" else not up)
-    elif head in ("regime.all_host_bound", "regime.host_bound_variants", "regime.host_bound_share"):
-        # up: every variant's host time 1000x longer; down: 1000x shorter
-        for v, r in data["variants"].items():
-            if r["available"] and r.get("timing") and r["timing"].get("host_us"):
-                _scale_timing(data, v, "host_us", 1e3 if up else 1e-3)
+                _make_regime(data, v, arg if up else ("grid" if arg == "launch" else "launch"))
     elif parts[0] == "config":
         config = data["config"]
         if parts[1] == "matches_article":
@@ -856,7 +907,7 @@ def perturb(data: dict, key: str, up: bool) -> None:
         _perturb_variant(data, parts[2], metric, not up)  # denominator the other
     else:
         variant, metric = key.split(".", 1)
-        _perturb_variant(data, variant, metric, up)
+        _perturb_variant(data, variant, metric, up, target)
 
 
 _LOADED = {folder: load_snapshot(folder) for folder in COMMITTED}
@@ -882,7 +933,7 @@ def test_perturbing_what_a_claim_rests_on_changes_its_verdict(claim):
     outcomes = []
     for up in (True, False):
         data = copy.deepcopy(base)
-        perturb(data, claim.metric, up)
+        perturb(data, claim.metric, up, claim.expected_value)
         outcomes.append(claims.evaluate(claim, snapshot_from_dict(data)).status)
     flipped = "fail" if status == "pass" else "pass"
     assert flipped in outcomes, (

@@ -23,7 +23,7 @@ from attn_examples.snapshot import uncertainty
 from attn_examples.snapshot.schema import Snapshot, SweepPoint, Training, recorded
 from attn_examples.snapshot.uncertainty import Interval
 
-TIMED = ("device_us", "host_us", "host_first_us")
+TIMED = ("device_us", "host_us", "host_first_us", "stream_us")
 REGIME = ("us_per_activity", "busy_share")  # read against the device time: its interval
 # one variant's timings over each other, block by block (the same rounds: paired on CUDA)
 WITHIN = {
@@ -37,6 +37,11 @@ Plausible = Interval | frozenset | None
 
 def _blocks(snap: Snapshot, variant_id: str, field: str) -> list[float]:
     result = snap.variants.get(variant_id)
+    if field == "stream_us" and result is not None:
+        blocks = views.stream_blocks(result)
+        if not blocks:
+            raise metrics.UnknownMetric(f"{variant_id} has no stream_us timing in this measurement")
+        return blocks
     stats = getattr(result.timing, field, None) if result is not None and result.timing else None
     if stats is None:
         raise metrics.UnknownMetric(f"{variant_id} has no {field} timing in this measurement")
@@ -51,7 +56,7 @@ def _paired(snap: Snapshot) -> bool:
 
 def _shown(snap: Snapshot, a: str, fa: str, b: str, fb: str) -> float:
     """The ratio the pages show: of the two medians over every call."""
-    return getattr(snap.variants[a].timing, fa).median / getattr(snap.variants[b].timing, fb).median
+    return metrics.variant_metric(snap, a, fa) / metrics.variant_metric(snap, b, fb)
 
 
 def ratio(snap: Snapshot, a: str, b: str, field: str) -> Interval | None:
@@ -66,7 +71,9 @@ def _contenders(snap: Snapshot, field: str, pick: str) -> frozenset:
     best = metrics.metric(snap, f"{pick}.{field}")
     out = {best}
     for variant_id, result in snap.variants.items():
-        if variant_id == best or not result.available or getattr(result.timing, field, None) is None:
+        if variant_id == best or not result.available or result.timing is None:
+            continue
+        if field != "stream_us" and getattr(result.timing, field, None) is None:
             continue
         interval = ratio(snap, variant_id, best, field)
         if interval is None or (interval.low <= 1.0 if pick == "fastest" else interval.high >= 1.0):
@@ -176,29 +183,39 @@ def _regime(snap: Snapshot, variant_id: str, field: str) -> Plausible:
     return interval.map(lambda t: t / n) if field == "us_per_activity" else interval.map(lambda t: busy / t)
 
 
-def _host_bound(snap: Snapshot, key: str) -> Plausible:
-    """regime.host_bound_variants (the counts the intervals allow), regime.host_bound_share (the same over
-    the variants timed) and regime.all_host_bound."""
-    surely = maybe = total = 0
-    for v, r in snap.variants.items():
-        if not r.available or r.timing is None or r.timing.host_us is None or r.timing.device_us is None:
-            continue
-        total += 1
-        interval = plausible(snap, f"{v}.host_per_device")
-        low, high = (interval.low, interval.high) if isinstance(interval, Interval) else (None, None)
-        value = r.timing.host_us.median / r.timing.device_us.median
-        surely += (low if low is not None else value) > 1.0
-        maybe += (high if high is not None else value) > 1.0
-    if key == "regime.host_bound_variants":
+def _regime_kinds(snap: Snapshot, variant_id: str) -> frozenset | None:
+    """The regimes a variant's host-over-device interval allows (launch-bound is decided on it)."""
+    if regime.classify(snap, variant_id) is None:
+        return None
+    interval = plausible(snap, f"{variant_id}.host_per_device")
+    if not isinstance(interval, Interval):
+        return frozenset({regime.classify(snap, variant_id).kind})  # type: ignore[union-attr]
+    ends = [regime.classify(snap, variant_id, x) for x in (interval.low, interval.high)]
+    return frozenset(r.kind for r in ends if r is not None)
+
+
+def _regimes(snap: Snapshot, key: str) -> Plausible:
+    """regime.variants[<kind>] (the counts the intervals allow), regime.share[<kind>] (the same over the
+    variants with a regime) and regime.all[<kind>]."""
+    head, _, kind = key.partition("[")
+    kind = kind.rstrip("]")
+    sets = [k for v in snap.variants if (k := _regime_kinds(snap, v)) is not None]
+    if not sets:
+        return None
+    surely = sum(1 for k in sets if k == {kind})
+    maybe = sum(1 for k in sets if kind in k)
+    if head == "regime.variants":
         return frozenset(range(surely, maybe + 1))
-    if key == "regime.host_bound_share":
-        return frozenset(n / total for n in range(surely, maybe + 1))
-    return frozenset({surely == total, maybe == total})
+    if head == "regime.share":
+        return frozenset(n / len(sets) for n in range(surely, maybe + 1))
+    return frozenset({surely == len(sets), maybe == len(sets)})
 
 
 def _route(key: str) -> str | None:
     """Which kind of timed key this is, read off its shape alone; None for an exact key. The one
     place that says which keys rest on timings: `plausible` answers them, `is_timed` names them."""
+    if key.startswith(("regime.variants[", "regime.all[", "regime.share[")):
+        return "regimes"
     if "[" in key:
         return None
     parts = key.split("[")[0].split(".")
@@ -208,16 +225,18 @@ def _route(key: str) -> str | None:
         return "ranking"
     if key == "dispatch.auto_is_fastest":
         return "auto"
+    if key == "fastest.stream_as_device":
+        return "stream_as_device"
     if parts[0] == "sweep" and parts[-1] in ("tflops_fraction", "best_tflops_fraction"):
         return "sweep"
     if parts[0] == "training" and (
         parts[1:] in (["fastest"], ["fastest_as_forward"]) or parts[-1] == "step_per_forward"
     ):
         return "training"
+    if len(parts) == 2 and parts[1] == "regime":
+        return "kinds"
     if len(parts) == 2 and parts[1] in REGIME:
         return "regime"
-    if key in ("regime.host_bound_variants", "regime.all_host_bound", "regime.host_bound_share"):
-        return "host_bound"
     if len(parts) == 2 and parts[1] in TIMED:
         return "time"
     if len(parts) == 2 and parts[1] in WITHIN:
@@ -236,6 +255,9 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return ratio(snap, a, b, parts[3])
     if route == "ranking":
         return _contenders(snap, parts[1], parts[0])
+    if route == "stream_as_device":
+        device, stream = _contenders(snap, "device_us", "fastest"), _contenders(snap, "stream_us", "fastest")
+        return frozenset(a == b for a in device for b in stream)
     if route == "auto":
         auto = metrics.metric(snap, "dispatch.auto_variant")
         return frozenset(auto == v for v in _contenders(snap, "device_us", "fastest"))
@@ -245,8 +267,10 @@ def plausible(snap: Snapshot, key: str) -> Plausible:
         return _training(snap, parts[1:])
     if route == "regime":
         return _regime(snap, parts[0], parts[1])
-    if route == "host_bound":
-        return _host_bound(snap, key)
+    if route == "regimes":
+        return _regimes(snap, key)
+    if route == "kinds":
+        return _regime_kinds(snap, parts[0]) if parts[0] in snap.variants else None
     if route == "time" and parts[0] in snap.variants:
         return uncertainty.of_median(_blocks(snap, parts[0], parts[1]))
     if route == "within" and parts[0] in snap.variants:

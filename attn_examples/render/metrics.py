@@ -4,7 +4,8 @@ A key names one raw value:
 
 - `<variant>.<metric>` with metric one of
   kernels, gpu_activities, memcpys, memsets, cpu_ops, transposes, launches (counts per forward),
-  device_us, host_us, host_first_us (first call after a backend switch), compile_s, peak_memory_bytes,
+  device_us, host_us, host_first_us (first call after a backend switch), stream_us (what a call costs in a
+  stream of identical calls: the longer of host and device time, round by round), compile_s, peak_memory_bytes,
   host_per_device, host_first_per_device (host time over device time), host_first_per_repeat (first call's
   host time over a repeated call's),
   rel_error, available,
@@ -35,17 +36,18 @@ A key names one raw value:
   forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
   activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
   its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
-- `regime.variants[<kind>]`: how many variants are in that regime; `regime.all[<kind>]`: whether every
-  variant with a regime is; `regime.host_bound_variants`, `regime.all_host_bound`: variants whose host
-  time per repeated call exceeds their device time (a timed ratio each); `regime.host_bound_share`: their
-  share of the variants timed
+- `regime.variants[<kind>]`: how many variants are in that regime; `regime.share[<kind>]`: their share of
+  the variants with a regime; `regime.all[<kind>]`: whether every one is (launch-bound rests on a timed
+  ratio per variant: these are decided on the intervals)
 - `ratio.<a>.<b>.<metric>`: a's metric over b's; `diff.<a>.<b>.<metric>`: a's minus b's;
   `gap_share.<a>.<b>[<roles>]`: the share of a's GPU time beyond b's (activities in the trace) that a's kernels
   of those roles account for beyond b's (over 1 where a saves time elsewhere)
 - `fastest.device_us`: the variant with the smallest device time; `slowest.device_us` likewise;
   `lowest.<metric>` and `highest.<metric>`: the variant with the smallest or largest value of any metric
   (`lowest.rel_error`), among the variants that have it;
-  `winner` in place of a variant names that fastest one (`winner.peak_memory_bytes`)
+  `winner` in place of a variant names that fastest one (`winner.peak_memory_bytes`);
+  `fastest.stream_as_device`: whether the variant with the smallest device time also has the smallest
+  stream_us (the cheapest call in a stream of identical calls, where the host may set the pace)
 - `dispatch.auto`: the backend an un-pinned SDPA call ran; `dispatch.auto_variant`: the variant that pins it;
   `dispatch.auto_is_fastest`: whether that variant is the fastest measured
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
@@ -222,6 +224,13 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
         "peak_memory_bytes": timing.peak_memory_bytes,
         "rel_error": timing.rel_error,
     }
+    if name == "stream_us":  # a call's cost in a stream: the longer of host and device, per round
+        blocks = views.stream_blocks(result)
+        if not blocks:
+            raise UnknownMetric(f"{variant_id}.stream_us was not measured on {snap.provenance.device_name}")
+        ordered = sorted(blocks)
+        mid = len(ordered) // 2
+        return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
     if name in plain:
         if plain[name] is None:
             raise UnknownMetric(f"{variant_id}.{name} was not measured on {snap.provenance.device_name}")
@@ -610,17 +619,7 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
         return _ceilings_metric(snap, parts[1:])
-    elif head in ("regime.host_bound_variants", "regime.all_host_bound", "regime.host_bound_share") and arg is None:
-        bound = []
-        for r in snap.variants.values():
-            if r.available and r.timing is not None and r.timing.host_us is not None and r.timing.device_us is not None:
-                bound.append(r.timing.host_us.median > r.timing.device_us.median)
-        if not bound or p.device_kind != "cuda":
-            raise UnknownMetric(f"no variant has host and device times on {p.device_name} (GPU only)")
-        if head == "regime.host_bound_share":
-            return sum(bound) / len(bound)
-        return sum(bound) if head == "regime.host_bound_variants" else all(bound)
-    elif head in ("regime.variants", "regime.all") and arg is not None:
+    elif head in ("regime.variants", "regime.all", "regime.share") and arg is not None:
         from attn_examples.render import regime
 
         if arg not in regime.KINDS:
@@ -628,6 +627,8 @@ def metric(snap: Snapshot, key: str) -> Any:
         kinds = [k.kind for v in snap.variants if (k := regime.classify(snap, v)) is not None]
         if not kinds:
             raise UnknownMetric(f"no variant has a regime on {p.device_name} (GPU kernels only)")
+        if head == "regime.share":
+            return kinds.count(arg) / len(kinds)
         return kinds.count(arg) if head == "regime.variants" else all(k == arg for k in kinds)
     elif head in ("dispatch.auto", "dispatch.auto_variant") and arg is None:
         if snap.dispatch.auto_backend is None:
@@ -640,6 +641,9 @@ def metric(snap: Snapshot, key: str) -> Any:
         return variant
     elif head == "dispatch.auto_is_fastest" and arg is None:
         return metric(snap, "dispatch.auto_variant") == metric(snap, "fastest.device_us")
+    elif head == "fastest.stream_as_device" and arg is None:
+        # the variant the GPU runs soonest is also the cheapest call in a stream (where the host can pace it)
+        return metric(snap, "fastest.stream_us") == metric(snap, "fastest.device_us")
     elif parts[0] in ("fastest", "slowest", "lowest", "highest") and len(parts) == 2 and arg is None:
         measured: dict[str, Any] = {}
         for v, r in snap.variants.items():

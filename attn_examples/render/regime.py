@@ -1,30 +1,30 @@
 """What limits a variant on one measurement: launches, an underfilled grid, memory or arithmetic (no torch).
 
 The article reads one shape on one GPU, where the fused kernels are long and the story is bytes and
-occupancy. At a small shape the same kernels finish in a few microseconds, and what a forward costs
-is mostly starting them and the SMs they leave idle. The pages tell each measurement's story in its
-own regime, decided here from the measurement alone, in this order:
+occupancy. At a small shape the same forward costs the host more to issue than the GPU takes to run,
+and the story is launches. The pages tell each measurement's story in its own regime, decided here
+from the measurement alone, in this order:
 
-- **launch-bound**: every GPU activity of the forward (kernels, copies, memsets: their own durations
-  in the trace) lasts less than `LAUNCH_US`. Starting a kernel and filling the GPU costs a few
-  microseconds, as much as such a kernel's work; the forward is a string of launches, and fewer,
-  larger ones (fusion, batching, CUDA graphs) are what help.
-- **grid-bound**: a longer kernel, but the longest one's grid gives fewer than half of the SMs a block
+- **launch-bound**: the host's time per repeated call (Python, PyTorch's dispatcher, the kernel
+  launches: `host_us`) exceeds the GPU's (`device_us`). In a stream of identical calls the GPU then
+  waits for the host, whatever the kernels do; fewer launches (fusion, batching work into fewer calls,
+  CUDA graphs, compiling the Python away) are what help. A timed ratio (`host_per_device`): decided at
+  both ends of its interval (`attn_examples.claims.plausible`).
+- **grid-bound**: otherwise, where the longest kernel's grid gives fewer than half of the SMs a block
   (`GRID_FLOOR`): most of the GPU idles while it runs, whatever the kernel does inside.
 - otherwise, with hardware counters and the measured ceilings, the side of the roofline: the
-  variant's FLOPs per HBM byte against the ridge of its roof (the bf16 matrix product for Tensor
-  Core work, the fp32 one for CUDA-core work): **memory-bound** below it, **compute-bound** above. The
-  side says which roof caps the variant, not that it reaches it: `roof_share` is how much of that
-  roof its kernels reach under Nsight Compute (which flushes the caches before each kernel, so a
-  working set that fits in L2 is counted as if it came from HBM).
-- otherwise **busy**: long kernels on a full grid, but no counters to tell bytes from arithmetic.
+  forward's FLOPs per HBM byte against the ridge of its roof (the bf16 matrix product for Tensor Core
+  work, the fp32 one for CUDA-core work): **memory-bound** below it, **compute-bound** above. The side
+  is an average over the forward's kernels: it says which roof caps the forward as a whole, not what
+  each kernel is held by, nor that it reaches that roof: `roof_share` is how much of it the kernels
+  reach under Nsight Compute (which flushes the caches before each kernel, so a working set that fits
+  in L2 is counted as if it came from HBM).
+- otherwise **busy**: the GPU's work sets the pace on a full grid, but no counters tell bytes from
+  arithmetic.
 
-Apart from the regime, a variant is **host-bound** where the host's time per repeated call exceeds
-the device's: in a stream of identical calls the GPU then waits for the host, whatever the kernels
-do (`host_per_device`, a timed ratio, decided on its interval by `attn_examples.claims.plausible`).
-
-A CPU measurement has no regime (no kernels, no SMs). The regime rests on the trace's durations and
-launch records, not on the timed device time, so it is exact.
+The trace's own figures stay beside the regime as values: the longest GPU activity (`longest_us`),
+the share of the device time the activities run (`busy_share`), the grid. A CPU measurement has no
+regime (no kernels, no SMs).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from attn_examples.render import hardware, views
 from attn_examples.snapshot.schema import Snapshot
 
-LAUNCH_US = 10.0  # µs: a GPU activity shorter than this costs about as much to start as to run
 GRID_FLOOR = 0.5  # blocks of the longest kernel per SM under which most of the GPU idles
 KINDS = ("launch", "grid", "memory", "compute", "busy")
 
@@ -54,9 +53,10 @@ class Regime:
     roof_share: float | None  # the share of the roof on its side that its kernels reach (counters)
 
 
-def classify(snap: Snapshot, variant_id: str) -> Regime | None:
-    """The variant's regime; None where there is none (a CPU, an unavailable variant, a variant
-    without GPU activities or a device time)."""
+def classify(snap: Snapshot, variant_id: str, host_per_device: float | None = None) -> Regime | None:
+    """The variant's regime, with its medians' host time over device time or the ratio given (an end
+    of its interval); None where there is none (a CPU, an unavailable variant, a variant without GPU
+    activities or a device time)."""
     if snap.provenance.device_kind != "cuda":
         return None
     result = snap.variants.get(variant_id)
@@ -70,7 +70,9 @@ def classify(snap: Snapshot, variant_id: str) -> Regime | None:
     grid = math.prod(main["grid"]) / snap.provenance.sm_count if main and main["grid"] else None
     longest = max(r["dur_us"] for r in rows)
     intensity, roof, share = _roofline(snap, variant_id)
-    if longest < LAUNCH_US:
+    if host_per_device is None and result.timing.host_us is not None:
+        host_per_device = result.timing.host_us.median / device
+    if host_per_device is not None and host_per_device > 1.0:
         kind = "launch"
     elif grid is not None and grid < GRID_FLOOR:
         kind = "grid"

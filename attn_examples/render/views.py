@@ -188,6 +188,18 @@ def counts(result: VariantResult) -> dict[str, int]:
     }
 
 
+def stream_blocks(result: VariantResult) -> list[float] | None:
+    """What one call costs in a stream of identical calls, round by round: the longer of the host's time
+    to issue it and the GPU's to run it (the two clocks read the same calls, block by block). Without a
+    host time (a CPU measurement) the device time alone."""
+    timing = result.timing
+    if timing is None or timing.device_us is None:
+        return None
+    if timing.host_us is None or len(timing.host_us.blocks) != len(timing.device_us.blocks):
+        return list(timing.device_us.blocks)
+    return [max(h, d) for h, d in zip(timing.host_us.blocks, timing.device_us.blocks)]
+
+
 def short_reason(reason: str | None) -> str:
     """PyTorch's refusal without its noise: the pinned backend's own message, not the notes about
     the other backends being disabled (we disabled them) or where in ATen the warning was raised."""
