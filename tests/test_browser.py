@@ -514,3 +514,28 @@ def test_open_in_perfetto_hands_the_trace_over_only_when_clicked(built: Built, s
     status.filter(has_text=button.get_attribute("data-sent")).wait_for(timeout=3000)
     assert not errors
     context.close()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_statements_mark_opens_what_it_rests_on_and_stays_on_screen(server: str, browser, viewport: str) -> None:
+    """The mark after a statement: a tap opens its popup (the claims it rests on, with verdicts), the
+    popup lies inside the screen, Escape closes it and gives the focus back, a tap elsewhere closes it."""
+    context, page, errors, outside = _visit(browser, server, "/zh-TW/cudnn/", viewport=WIDTHS[viewport])
+    marks = page.locator("button.attn-ev-mark")
+    assert marks.count() > 10
+    mark = marks.nth(3)
+    mark.scroll_into_view_if_needed()
+    mark.click()
+    pop = page.locator(f"#{mark.get_attribute('aria-controls')}")
+    assert mark.get_attribute("aria-expanded") == "true" and pop.is_visible()
+    assert pop.locator(".attn-ev-row").count() >= 1 and re.search("成立|此處觀察到|不成立|無法判定", pop.inner_text())
+    box, width = pop.bounding_box(), page.viewport_size["width"]
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (box, width)
+    page.keyboard.press("Escape")
+    assert mark.get_attribute("aria-expanded") == "false" and not pop.is_visible()
+    assert page.evaluate("document.activeElement.classList.contains('attn-ev-mark')")
+    mark.click()
+    page.mouse.click(2, 2)
+    assert not pop.is_visible()
+    assert not errors and not outside
+    context.close()
