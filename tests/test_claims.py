@@ -663,6 +663,27 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
         for p in (data.get("sweep") or {}).get("points", []):
             if p["available"] and p["main_grid_blocks"]:
                 p["main_grid_blocks"] *= 1000
+    elif parts == ["ceiling_zero_readings"]:
+        # down: every kernel above the default ceiling reads 12.5%; up: a kernel on a wide grid asks for 64 KiB
+        # and reads 0%
+        for result in data["variants"].values():
+            steps = (result["profile"] or {}).get("steps", []) if result["available"] else []
+            for step in steps:
+                for a in step["gpu"]:
+                    if a["kind"] == "kernel" and (a["shared_memory_bytes"] or 0) > 49152 and not up:
+                        a["est_occupancy_pct"] = 12.5
+            wide = [
+                i
+                for i, a in enumerate(steps[0]["gpu"] if steps else [])
+                if a["kind"] == "kernel" and (a["shared_memory_bytes"] or 0) <= 49152 and a["est_occupancy_pct"] >= 1.0
+            ]
+            if up and wide:
+                for step in steps:
+                    step["gpu"][wide[0]].update(shared_memory_bytes=65536, est_occupancy_pct=0.0)
+                return
+        for p in (data.get("sweep") or {}).get("points", []):
+            if p["available"] and (p["main_smem_bytes"] or 0) > 49152 and not up:
+                p["main_occupancy_pct"] = 12.5
     elif parts == ["runtime_api_above_48k_read_zero"]:
         for p in data["sweep"]["points"]:
             if p["available"] and p["main_launch_api"] == "cudaLaunchKernel" and (p["main_smem_bytes"] or 0) > 49152:
