@@ -295,6 +295,7 @@ def kernel_table(snap: Snapshot, variant_id: str, lang: str) -> str:
             variant=title(lang, variant_id),
             unavailable=t(lang, "unavailable"),
             reason=result.unavailable_reason,
+            wide=lang != "en",  # full-width punctuation: 「SDPA：efficient（此裝置無法使用）：」
         )
     rows = views.kernel_rows(result)
     if not rows:
@@ -646,7 +647,10 @@ def reason_html(reason: str, limit: int = 110) -> Markup:
     languages), the whole message on hover."""
     first = re.split(r"(?<=[.!?])\s+(?=[A-Z])", reason.strip(), maxsplit=1)[0]
     if len(first) > limit:
-        first = first[:limit].rsplit(" ", 1)[0] + "…"
+        first = first[:limit].rsplit(" ", 1)[0]
+        if first.count("(") > first.count(")"):  # never stop inside a parenthesis: end before it opens
+            first = first[: first.rindex("(")].rstrip(" ,;:")
+        first += "…"
     return Markup('<q class="attn-reason" lang="en" title="{}">{}</q>').format(reason, first)
 
 
