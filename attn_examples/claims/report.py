@@ -120,6 +120,8 @@ def claim_undecided(verdict: claims.Verdict, lang: str) -> str:
             f"{{{{ claim.{verdict.claim.id}.undecided }}}} belongs in {{% elif unsure … %}}"
         )
     key = "undecided_interval" if isinstance(verdict.plausible, Interval) else "undecided_set"
+    if isinstance(verdict.plausible, frozenset) and verdict.plausible <= {True, False}:
+        key = "undecided_either"  # "the answer could be yes or no" says nothing a reader can use
     statement = verdict.claim.statement[lang].rstrip("。") if lang != "en" else verdict.claim.statement[lang]
     interval = claim_interval(verdict, lang)
     if lang != "en" and key == "undecided_set" and interval and not prose.WIDE.match(interval[0]):

@@ -150,6 +150,8 @@ TEXT: dict[str, dict[str, str]] = {
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
+        "undecided_either": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals it "
+        "could hold or not.",
         "claim_title": "Claim {id}: expected {expected}; measured {measured} on {device}: {verdict}",
         # a statement's mark (attn_examples.claims.evidence.mark)
         "ev_label": "What this statement rests on ({n} claim(s) checked against this measurement)",
@@ -404,6 +406,7 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
+        "undecided_either": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
         "ev_label": "這段敘述的根據（{n} 項主張，已對照這次量測）",
         "ev_title": "這段敘述的根據",
