@@ -294,6 +294,21 @@ def test_a_named_ranking_the_timings_cannot_single_out_is_refused():
     assert _problems(source, "nvidia-h200") == []
 
 
+def test_a_stream_ranking_is_held_to_its_own_intervals():
+    """On float16 the GPU singles out cuDNN but a stream of calls allows cuDNN or flash: naming the
+    cheapest call in a stream is refused there, not checked against the device-time ranking."""
+    source = "The cheapest call in a stream is {{ fastest.stream_us }}'s. {% general %}\n"
+    assert any("cannot single out" in p for p in _problems(source, "nvidia-h200-float16"))
+    assert _problems(source, "nvidia-h200-b1-h8-s512") == []
+
+
+def test_an_undecided_regime_says_so():
+    """flash on float16 may be launch- or compute-bound: a regime shown as a value names both."""
+    measurement = _measurement("nvidia-h200-float16")
+    assert measurement.value("sdpa_flash.regime", "en") == "undecided between launch-bound and compute-bound"
+    assert measurement.value("sdpa_math.regime", "en") == "memory-bound"
+
+
 def test_the_space_before_an_inline_branch_stays():
     """ "That reading is {% if … %}wrong" must not become "iswrong" when the tokens go."""
     source = (

@@ -444,7 +444,11 @@ def article_table(snap: Snapshot, lang: str) -> str:
                 title(lang, vid),
                 fmt_num(article.KERNELS.get(vid)),
                 (fmt_num(ours["kernels"] + ours["memcpys"]) if gpu else na) if ours else "–",
-                fmt_us(article.QUOTED_DEVICE_US.get(vid)),
+                (
+                    with_note(fmt_us(article.QUOTED_DEVICE_US[vid]), paren(lang, t(lang, "derived")))
+                    if vid in article.QUOTED_DEVICE_US and vid not in article.DEVICE_US
+                    else fmt_us(article.QUOTED_DEVICE_US.get(vid))
+                ),
                 fmt_us(ours.get("device_us")),
                 fmt_us(article.HOST_US.get(vid)),
                 fmt_us(ours.get("host_us")),

@@ -148,6 +148,7 @@ TEXT: dict[str, dict[str, str]] = {
         "interval_set": "(what the timings' {confidence} intervals allow: {interval})",
         "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
+        "regime_undecided": "undecided between {kinds}",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
         "undecided_either": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals it "
@@ -405,6 +406,7 @@ TEXT: dict[str, dict[str, str]] = {
         "interval_set": "（計時的 {confidence} 區間所容許的結果：{interval}）",
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
+        "regime_undecided": "在{kinds}之間未定",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
         "undecided_either": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
@@ -677,14 +679,14 @@ REGIME_WORDS: dict[str, dict[str, str]] = {
         "grid": "grid-bound",
         "memory": "memory-bound",
         "compute": "compute-bound",
-        "busy": "GPU-bound (memory or compute: no counters to tell)",
+        "busy": "GPU-bound",
     },
     "zh-TW": {
         "launch": "受限於啟動開銷",
         "grid": "受限於 grid 大小",
         "memory": "受限於記憶體頻寬",
         "compute": "受限於運算",
-        "busy": "受限於 GPU 本身（缺少計數器，分不出是記憶體還是運算）",
+        "busy": "受限於 GPU 本身",
     },
 }
 

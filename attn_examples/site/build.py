@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from attn_examples.claims import check as claims
+from attn_examples.claims import plausible
 from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
-from attn_examples.render import metrics
-from attn_examples.render.i18n import counted
+from attn_examples.render import metrics, regime
+from attn_examples.render.i18n import REGIME_WORDS, counted, t
 from attn_examples.snapshot.schema import Snapshot, load_snapshot
 from attn_examples.snapshot.variants import VARIANTS
 
@@ -157,6 +158,11 @@ class BuildMeasurement:
             return claims_report.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
         if key.startswith("list."):
             return self._list(key, lang)
+        if re.fullmatch(r"\w+\.regime", key):  # launch-bound rests on a timed ratio: say where it is undecided
+            kinds = plausible.plausible(self.snapshot, key)
+            if isinstance(kinds, frozenset) and len(kinds) > 1:
+                words = [REGIME_WORDS[lang][k] for k in regime.KINDS if k in kinds]
+                return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
         return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
 
     def _list(self, key: str, lang: str) -> str:
@@ -168,9 +174,7 @@ class BuildMeasurement:
             raise KeyError(f"malformed list key {key!r}: list.<metric>[variant,variant,...]")
         paren = "{value} ({name})" if lang == "en" else "{value}（{name}）"
         items = [
-            paren.format(
-                value=render.value(self.snapshot, f"{v}.{head}", self.live, lang), name=render.short_title(lang, v)
-            )
+            paren.format(value=self.value(f"{v}.{head}", lang), name=render.short_title(lang, v))
             for v in ids
             if self.has(v)
         ]
