@@ -437,6 +437,11 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: ob
         return None
     if name in _SCALABLE_TIMING:
         return _scale_timing(data, variant, name, 3.0 if up else 1 / 3)
+    if name == "stream_us":  # the longer of host and device, round by round: both move together
+        for field in ("device_us", "host_us"):
+            if result["timing"].get(field):
+                _scale_timing(data, variant, field, 3.0 if up else 1 / 3)
+        return None
     if name in ("host_per_device", "host_first_per_device", "host_first_per_repeat"):  # the host time moves
         return _scale_timing(
             data, variant, "host_us" if name == "host_per_device" else "host_first_us", 100.0 if up else 0.01
@@ -708,7 +713,7 @@ _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken a
 
 def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[dict]:
     kernels = data["counters"]["variants"][variant]
-    return [k for k in kernels if role is None or views.kernel_role(k["name"]) == role]
+    return [k for k in kernels if role is None or re.fullmatch(role, views.kernel_role(k["name"]))]
 
 
 def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
@@ -744,6 +749,12 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
                 m[name] *= factor
             m["gpu__time_duration.sum"] /= factor
         data["ceilings"]["copy_gbps"] /= factor
+        return None
+    if field == "fp32_roof_share":  # the roles' FP32 FLOPs over their time, over the FP32 matmul roof
+        for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
+            for name in _FP32_OPS:
+                m[name] *= factor
+        data["ceilings"]["fp32_matmul_tflops"] /= factor
         return None
     for kernel in _counter_kernels(data, variant):
         m = kernel["metrics"]
