@@ -734,7 +734,7 @@ _COUNTER_SHIFTED = {  # counters field -> (raw metric, amount added up / taken a
 
 def _counter_kernels(data: dict, variant: str, role: str | None = None) -> list[dict]:
     kernels = data["counters"]["variants"][variant]
-    return [k for k in kernels if role is None or views.kernel_role(k["name"]) == role]
+    return [k for k in kernels if role is None or re.fullmatch(role, views.kernel_role(k["name"]))]
 
 
 def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = None) -> None:
@@ -770,6 +770,12 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
                 m[name] *= factor
             m["gpu__time_duration.sum"] /= factor
         data["ceilings"]["copy_gbps"] /= factor
+        return None
+    if field == "fp32_roof_share":  # the roles' FP32 FLOPs over their time, over the FP32 matmul roof
+        for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
+            for name in _FP32_OPS:
+                m[name] *= factor
+        data["ceilings"]["fp32_matmul_tflops"] /= factor
         return None
     for kernel in _counter_kernels(data, variant):
         m = kernel["metrics"]

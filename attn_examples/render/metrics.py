@@ -59,8 +59,10 @@ A key names one raw value:
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
 - `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
-  `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<role>]` (its
-  kernels of that role: HBM bytes per second over ceilings.copy_gbps),
+  `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
+  kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
+  `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
+  ceilings.fp32_matmul_tflops),
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass;
   `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
@@ -517,18 +519,23 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
     raise UnknownMetric(f"unknown counters key {'.'.join(['counters', *parts])!r}")
 
 
-def _counters_bandwidth_share(snap: Snapshot, variant_id: str, role: str) -> float:
-    """counters.<variant>.bandwidth_share[<role>]: the HBM bandwidth the variant's kernels of one role
-    (views.ROLES) reached under ncu, their bytes over their time, as a share of the measured copy bandwidth."""
+def _counters_role_share(snap: Snapshot, variant_id: str, roles: str, field: str) -> float:
+    """counters.<variant>.bandwidth_share[<roles>] | fp32_roof_share[<roles>]: what the variant's kernels of
+    those roles (views.ROLES, the argument matching role names in full: "scale|mask") reached under ncu,
+    taken together: their HBM bytes over their time as a share of the measured copy bandwidth, or their
+    FP32 FLOPs over their time as a share of the measured FP32 matrix product."""
     from attn_examples.render import hardware
 
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
-    rows = [r for r in hardware.kernel_rows(snap, variant_id) if views.kernel_role(r["name"]) == role]
-    if not rows or any(r["dram_bytes"] is None or not r["duration_us"] for r in rows):
-        raise UnknownMetric(f"no {role!r} kernel of {variant_id!r} with HBM bytes and a duration in the counters")
-    gbps = sum(r["dram_bytes"] for r in rows) / (sum(r["duration_us"] for r in rows) * 1e-6) / 1e9
-    return gbps / _ceilings_metric(snap, ["copy_gbps"])
+    amount = "dram_bytes" if field == "bandwidth_share" else "fp32_flops"
+    rows = [r for r in hardware.kernel_rows(snap, variant_id) if re.fullmatch(roles, views.kernel_role(r["name"]))]
+    if not rows or any(r[amount] is None or not r["duration_us"] for r in rows):
+        raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with {amount} and a duration in the counters")
+    rate = sum(r[amount] for r in rows) / (sum(r["duration_us"] for r in rows) * 1e-6)
+    if field == "bandwidth_share":
+        return rate / 1e9 / _ceilings_metric(snap, ["copy_gbps"])
+    return rate / 1e12 / _ceilings_metric(snap, ["fp32_matmul_tflops"])
 
 
 def _ceilings_metric(snap: Snapshot, parts: list[str]) -> Any:
@@ -613,8 +620,8 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _training_metric(snap, parts[1:])
     elif parts[0] == "occupancy" and arg is None:
         return _occupancy_metric(snap, parts[1:])
-    elif parts[0] == "counters" and len(parts) == 3 and parts[2] == "bandwidth_share" and arg is not None:
-        return _counters_bandwidth_share(snap, parts[1], arg)
+    elif parts[0] == "counters" and len(parts) == 3 and parts[2] in ("bandwidth_share", "fp32_roof_share") and arg:
+        return _counters_role_share(snap, parts[1], arg, parts[2])
     elif parts[0] == "counters" and arg is None:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
     elif parts[0] == "ceilings" and arg is None:
