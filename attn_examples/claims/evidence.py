@@ -74,6 +74,8 @@ def _ranking_problems(key: str, items: list[str], snap: Snapshot, quote: str) ->
     """A sentence that names the fastest (or slowest) variant, or a value of it, says the timings single
     it out: where their intervals allow another, it says so in a branch on an undecided claim."""
     ranking = ("slowest" if key.startswith("slowest.") else "fastest") + ".device_us"
+    if re.fullmatch(r"(fastest|slowest)\.\w+", key) and plausible.is_timed(key):  # another ranking: stream_us
+        ranking = key
     try:
         allowed = plausible.plausible(snap, ranking)
     except metrics.UnknownMetric:

@@ -146,6 +146,7 @@ TEXT: dict[str, dict[str, str]] = {
         "interval": "({confidence} interval from the timing's blocks: {interval})",
         "interval_inline": "({confidence}: {interval})",
         "interval_set": "(what the timings' {confidence} intervals allow: {interval})",
+        "regime_undecided": "undecided between {kinds}",
         "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
@@ -401,6 +402,7 @@ TEXT: dict[str, dict[str, str]] = {
         "interval": "（依計時區塊求得的 {confidence} 區間：{interval}）",
         "interval_inline": "（{confidence}：{interval}）",
         "interval_set": "（計時的 {confidence} 區間所容許的結果：{interval}）",
+        "regime_undecided": "在{kinds}之間無法判定",
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",

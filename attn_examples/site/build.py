@@ -168,15 +168,27 @@ class BuildMeasurement:
             raise KeyError(f"malformed list key {key!r}: list.<metric>[variant,variant,...]")
         paren = "{value} ({name})" if lang == "en" else "{value}（{name}）"
         items = [
-            paren.format(
-                value=render.value(self.snapshot, f"{v}.{head}", self.live, lang), name=render.short_title(lang, v)
-            )
+            paren.format(value=self._list_value(v, head, lang), name=render.short_title(lang, v))
             for v in ids
             if self.has(v)
         ]
         if not items:
             raise metrics.UnknownMetric(f"none of {', '.join(ids)} was measured here")
         return render.join_words(items, lang)
+
+    def _list_value(self, variant_id: str, head: str, lang: str) -> str:
+        """One variant's value in a list; a regime the timings leave open (launch-bound is decided on an
+        interval) is named as the regimes it could be, not as the one at the median times."""
+        if head == "regime":
+            from attn_examples.claims import plausible
+            from attn_examples.render.i18n import REGIME_WORDS, t
+
+            kinds = plausible.plausible(self.snapshot, f"{variant_id}.regime")
+            if isinstance(kinds, frozenset) and len(kinds) > 1:
+                median = metrics.metric(self.snapshot, f"{variant_id}.regime")
+                words = [REGIME_WORDS[lang][k] for k in sorted(kinds, key=lambda k: (k != median, k))]
+                return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
+        return render.value(self.snapshot, f"{variant_id}.{head}", self.live, lang)
 
     def baseline(self) -> Snapshot | None:
         """The committed snapshot of this device class, if there is one (what a live build is held to)."""
