@@ -216,12 +216,12 @@ def test_a_claim_shown_undecided_needs_its_undecided_words():
 # Occupancy: "That reading is wrong" about a zero that was honest, a grid of one or two blocks.
 READING_WRONG = (
     "{% if holds cudnn-zero-occupancy-reading %}\nThat reading is wrong: the kernel keeps warps resident. "
-    "{% rests none-launch-bound %}\n{% endif %}\n"
+    "{% rests cudnn-grid-fills-sms %}\n{% endif %}\n"
 )
 
 
 def test_an_occupancy_verdict_rests_on_a_grid_that_fills_the_gpu():
-    assert any("none-launch-bound" in p for p in _problems(READING_WRONG, "nvidia-h200-b1-h2-s128"))
+    assert any("cudnn-grid-fills-sms" in p for p in _problems(READING_WRONG, "nvidia-h200-b1-h2-s128"))
     assert _problems(READING_WRONG, "nvidia-h200") == []
 
 

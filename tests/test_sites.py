@@ -29,7 +29,8 @@ _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</art
 _NOT_PROSE = re.compile(
     r'<div class="attn-table"[^>]*>.*?</table></div>|<figure.*?</figure>|<pre.*?</pre>|'
     r'<code>.*?</code>|<span class="attn-quoted"[^>]*>.*?</span>|<p class="attn-(?:provenance|'
-    r'caption|trace|detail)"[^>]*>.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>',
+    r'caption|trace|detail)"[^>]*>.*?</p>|<details.*?</details>|<div class="highlight">.*?</div>|'
+    r'<span class="attn-ev"[^>]*>.*?</span></span>',  # a statement's evidence mark and its popup
     re.S,
 )
 _DASH_IN_SENTENCE = re.compile(r"(?:^|[\s(（:：])–(?=[\s,.;:)）。，、]|$)")

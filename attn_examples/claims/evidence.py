@@ -167,11 +167,13 @@ def fact_words(item: str, lang: str) -> str | None:
 
 def mark(statement: Statement, verdicts: Mapping[str, claims.Verdict], lang: str, uid: str) -> str:
     """The statement's mark: nothing for a general statement or one that rests on facts alone; else a
-    button whose popup lists each claim it rests on, with its verdict here and the measured value."""
+    button whose popup lists each claim it rests on, with its verdict here and the measured value. A
+    claim that does not apply here is left out: it can only stand under a negation (the branch that was
+    not taken), and tells the reader nothing about why this sentence is true."""
     rows = []
     for claim_id in statement.claims:
         verdict = verdicts.get(claim_id)
-        if verdict is None:
+        if verdict is None or verdict.status == "n/a":
             continue
         rows.append(
             {
@@ -180,7 +182,7 @@ def mark(statement: Statement, verdicts: Mapping[str, claims.Verdict], lang: str
                 "mark": report._MARK[verdict.status],
                 "verdict": t(lang, report._verdict_word(verdict)),
                 "statement": verdict.claim.statement[lang],
-                "measured": report.claim_measured(verdict, lang).strip("`") if verdict.status != "n/a" else "",
+                "measured": report.claim_measured(verdict, lang).strip("`"),
                 "interval": report.claim_interval(verdict, lang),
             }
         )
