@@ -274,7 +274,7 @@ def test_every_statement_of_a_built_page_carries_its_basis(sites, name):
             for pop in _POP.findall(body):
                 words = ("holds", "fails", "undecided", "observed") if lang == "en" else ("成立", "無法判定", "觀察到")
                 assert any(w in pop for w in words), (lang, page, pop[:200])
-    assert marks > 100
+    assert marks > 40, marks  # a CPU has the fewest: its claims on kernels do not apply, and leave no mark
 
 
 def test_statements_after_a_drawing_are_found_where_they_are():

@@ -149,6 +149,7 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "regime_undecided": "undecided between {kinds}",
+        "regime_roof": "{regime} at {share} of its roof",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
         "undecided_either": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals it "
@@ -407,6 +408,7 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "regime_undecided": "在{kinds}之間未定",
+        "regime_roof": "{regime}（達到其屋頂的 {share}）",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
         "undecided_either": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",

@@ -163,6 +163,13 @@ class BuildMeasurement:
             if isinstance(kinds, frozenset) and len(kinds) > 1:
                 words = [REGIME_WORDS[lang][k] for k in regime.KINDS if k in kinds]
                 return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
+            if metrics.metric(self.snapshot, key) in ("memory", "compute"):  # a side of the roofline, and
+                # how close to that roof: a forward far below it is held by neither bandwidth nor arithmetic
+                variant = key.split(".")[0]
+                return t(lang, "regime_roof").format(
+                    regime=render.value(self.snapshot, key, self.live, lang, self.reused, self.given),
+                    share=self.value(f"{variant}.roof_share", lang),
+                )
         return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
 
     def _list(self, key: str, lang: str) -> str:
