@@ -159,6 +159,8 @@ def fact_words(item: str, lang: str) -> str | None:
         return t(lang, f"ev_fact_{'no_' if negated else ''}{arg}")
     if verb == "device" and arg in ("cuda", "cpu"):
         return t(lang, f"ev_fact_{'not_' if negated else ''}{arg}")
+    if verb == "source" and arg in ("committed", "given", "live"):
+        return t(lang, f"ev_fact_{'not_' if negated else ''}{arg}")
     if verb == "dtype":
         shown = {"half": "bf16 / fp16", "bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}.get(arg, arg)
         return t(lang, "ev_fact_not_dtype" if negated else "ev_fact_dtype").format(arg=shown)
