@@ -549,7 +549,12 @@ class Page:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()
         return claims_report.drift_block(
-            m.drift, m.is_baseline, m.snapshot.device_slug, self.lang, m.snapshot.provenance.device_kind
+            m.drift,
+            m.is_baseline,
+            m.snapshot.device_slug,
+            self.lang,
+            m.snapshot.provenance.device_kind,
+            committed=m.source() == "committed",
         )
 
     def claims(self) -> str:
