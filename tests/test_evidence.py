@@ -45,6 +45,9 @@ class _Facts:
     def dtype(self) -> str:
         return "bfloat16"
 
+    def source(self) -> str:
+        return "committed"
+
 
 def _items(text: str) -> list[list[str]]:
     """The items of each token, token by token."""
@@ -306,7 +309,7 @@ def test_an_undecided_regime_says_so():
     """flash on float16 may be launch- or compute-bound: a regime shown as a value names both."""
     measurement = _measurement("nvidia-h200-float16")
     assert measurement.value("sdpa_flash.regime", "en") == "undecided between launch-bound and compute-bound"
-    assert measurement.value("sdpa_math.regime", "en") == "memory-bound"
+    assert measurement.value("sdpa_math.regime", "en").startswith("memory-bound at ")  # with its roof share
 
 
 def test_the_space_before_an_inline_branch_stays():

@@ -119,3 +119,26 @@ def test_every_claim_a_page_branches_on_can_flip():
     for claim_id in sorted(branched):
         held, failed = _flipped(CLAIMS[claim_id])
         assert held.verdicts[claim_id].status == "pass" and failed.verdicts[claim_id].status == "fail", claim_id
+
+
+def test_a_page_can_say_where_its_measurement_came_from(tmp_path):
+    """`source committed|given|live`: a sentence that only a committed snapshot makes true ("a checkout
+    rebuilds this site") branches on it; a given snapshot and a live one are told apart."""
+    import shutil
+
+    committed = MEASUREMENTS["cpu"]
+    given_folder = tmp_path / "cpu"
+    shutil.copytree(REPO / "snapshots" / "cpu", given_folder)
+    given = site.BuildMeasurement(load_snapshot(given_folder), False, 0.0)
+    live = site.BuildMeasurement(load_snapshot(given_folder), True, 0.0)
+    assert [m.source() for m in (committed, given, live)] == ["committed", "given", "live"]
+    page = "{% if source committed %}A checkout rebuilds it.{% elif source given %}Given.{% else %}Live.{% endif %}"
+    shown = [prose.render(page, m, lambda key: key) for m in (committed, given, live)]
+    assert shown == ["A checkout rebuilds it.", "Given.", "Live."]
+    for m in (committed, given, live):  # the devices table marks this build's own measurement, one row
+        with site.pinned(m):
+            table = site.en.devices("device_us")
+        assert table.count("(this site)") == 1
+        assert (table.index("(this site)") < table.index("/snapshots/")) == (m is not committed)
+    with pytest.raises(prose.ProseError, match="source takes committed, given, live"):
+        prose.render("{% if source elsewhere %}x{% endif %}", committed, lambda key: key)

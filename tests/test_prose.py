@@ -10,8 +10,9 @@ from attn_examples.render import prose
 class Facts:
     """A measurement reduced to what conditions ask: claim verdicts, sections, device, dtype."""
 
-    def __init__(self, claims=None, has=(), device="cuda", dtype="bfloat16"):
+    def __init__(self, claims=None, has=(), device="cuda", dtype="bfloat16", source="committed"):
         self.claims, self._has, self._device, self._dtype = claims or {}, set(has), device, dtype
+        self._source = source
 
     def claim_status(self, claim_id):
         return self.claims[claim_id]
@@ -24,6 +25,9 @@ class Facts:
 
     def dtype(self):
         return self._dtype
+
+    def source(self):
+        return self._source
 
 
 PAGE = """Intro {{ a }}.

@@ -139,3 +139,26 @@ def test_a_regex_argument_with_a_bar_is_not_a_counted_noun():
     assert _COUNTED.match("sdpa_efficient.main_name_match[(?<=_)(?:rf|gmem)(?=_)]") is None
     m = _COUNTED.match("sdpa_flash.kernels | kernel")
     assert m is not None and (m.group("key"), m.group("noun")) == ("sdpa_flash.kernels", "kernel")
+
+
+def test_a_baseline_of_another_configuration_says_what_a_reader_can_do() -> None:
+    """`accept` refuses another configuration (and --force would replace the published baseline): the box
+    says what can be done instead, in the page's language, after the check's words on what differs."""
+    from pathlib import Path
+
+    from attn_examples.claims import check as claims
+    from attn_examples.snapshot.schema import load_snapshot, snapshot_from_dict
+
+    base = load_snapshot(Path(__file__).resolve().parents[1] / "snapshots" / "nvidia-h200")
+    data = base.to_dict()
+    data["config"]["seq_len"] = 2048
+    report = claims.drift_report(snapshot_from_dict(data), base, "snapshots/nvidia-h200")
+    assert (
+        report.unlike_kind == "config"
+        and report.difference == "configuration differs (seq_len 1024 in the baseline, 2048 here)"
+    )
+    assert report.unlike is not None and report.unlike.endswith("--to snapshots/<new folder>)")
+    en = claims_report.drift_block(report, False, "nvidia-h200", "en")
+    zh = claims_report.drift_block(report, False, "nvidia-h200", "zh-TW")
+    assert "--to snapshots/&lt;new folder&gt;</code>" in en and "獨立的快照" in zh
+    assert en.count("<q ") == 1 and "accept" not in en.split("<q ", 1)[1].split("</q>", 1)[0]

@@ -415,29 +415,43 @@ def config_differences(live: Snapshot, baseline: Snapshot) -> list[str]:
     ]
 
 
-def _like(live: Snapshot, baseline: Snapshot) -> str | None:
-    """Why two measurements cannot be compared for drift, or None when they can."""
+# What a reader can do about a measurement that cannot be held to its baseline, by what differs
+# (English: the check's and a live build's words; the reproducibility page words it per language,
+# i18n `drift_unlike_<kind>`). A device class has one baseline, `accept` refuses to replace it with
+# another configuration unless --force, and --force would replace the published one.
+UNLIKE_ADVICE = {
+    "device": "a device class is held only to its own baseline",
+    "config": "a device class has one baseline, of one configuration: to check this GPU and software for "
+    "drift, measure that configuration; to keep this measurement beside the others, commit it as a "
+    "snapshot of its own (attn-examples accept <folder> --to snapshots/<new folder>)",
+    "software": "kernels may change with the software stack: if this stack is the one to publish, "
+    "attn-examples accept <folder> makes this measurement the baseline",
+}
+
+
+def _unlike(live: Snapshot, baseline: Snapshot) -> tuple[str, str] | None:
+    """Why two measurements cannot be compared for drift, as (kind, what differs), or None when they
+    can; kind is a key of UNLIKE_ADVICE."""
     if live.device_slug != baseline.device_slug:
-        return f"device class differs: {live.device_slug} here, {baseline.device_slug} in the baseline"
+        return "device", f"device class differs: {live.device_slug} here, {baseline.device_slug} in the baseline"
     config = config_differences(live, baseline)
     if config:
-        return (
-            "configuration differs ("
-            + ", ".join(config)
-            + "): a baseline holds values for one configuration; measure that one, or accept a baseline for this"
-        )
+        return "config", "configuration differs (" + ", ".join(config) + ")"
     stack = [
         (f, getattr(baseline.provenance, f), getattr(live.provenance, f))
         for f in ("torch", "cuda", "cudnn")
         if getattr(baseline.provenance, f) != getattr(live.provenance, f)
     ]
     if stack:
-        return (
-            "software differs ("
-            + ", ".join(f"{f} {x} in the baseline, {y} here" for f, x, y in stack)
-            + "): kernels may change with the stack; accept a baseline measured with this one"
-        )
+        differs = ", ".join(f"{f} {x} in the baseline, {y} here" for f, x, y in stack)
+        return "software", f"software differs ({differs})"
     return None
+
+
+def _like(live: Snapshot, baseline: Snapshot) -> str | None:
+    """Why two measurements cannot be compared for drift, and what to do about it; None when they can."""
+    found = _unlike(live, baseline)
+    return None if found is None else f"{found[1]}: {UNLIKE_ADVICE[found[0]]}"
 
 
 @dataclass(frozen=True)
@@ -445,8 +459,10 @@ class DriftReport:
     """A measurement held to a baseline: why the two cannot be compared, or what moved."""
 
     baseline: str  # the baseline's folder, as shown to a reader
-    unlike: str | None  # another device class, configuration or software stack
+    unlike: str | None  # another device class, configuration or software stack, and what to do
     problems: list[str]
+    unlike_kind: str | None = None  # device | config | software (UNLIKE_ADVICE)
+    difference: str | None = None  # what differs, without the advice
 
     @property
     def drifted(self) -> bool:
@@ -454,8 +470,10 @@ class DriftReport:
 
 
 def drift_report(live: Snapshot, baseline: Snapshot, where: str, tolerance: float = DRIFT_TOLERANCE) -> DriftReport:
-    unlike = _like(live, baseline)
-    return DriftReport(where, unlike, [] if unlike else drift(live, baseline, tolerance))
+    found = _unlike(live, baseline)
+    if found is not None:
+        return DriftReport(where, _like(live, baseline), [], found[0], found[1])
+    return DriftReport(where, None, drift(live, baseline, tolerance))
 
 
 def drift(live: Snapshot, baseline: Snapshot, tolerance: float = DRIFT_TOLERANCE) -> list[str]:

@@ -4,7 +4,9 @@
 measurement's verdicts:
 
 - a statement on a measured page **declares something**: a branch on a claim it lies in, a claim it
-  shows, `{% rests … %}` or `{% general %}` (its own or of a statement it lies in). A branch on a
+  shows, a regime it shows (`{{ naive.regime }}`, `{{ list.regime[…] }}`: the value says itself where
+  the timings leave it undecided), `{% rests … %}` or `{% general %}` (its own or of a statement it
+  lies in). A branch on a
   fact alone (`has counters`, `device cuda`) says where a statement can be made, not why it is
   true, so it does not count;
 - a statement that **rests on a claim** (`{% rests x %}`) is shown only where that claim holds;
@@ -28,7 +30,7 @@ from collections.abc import Callable, Mapping
 from attn_examples.claims import check as claims
 from attn_examples.claims import plausible, report
 from attn_examples.render import metrics, templating
-from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, MEASURED, Statement
+from attn_examples.render.evidence import CLAIM_IN_ITEM, GENERAL, MEASURED, REGIME, Statement
 from attn_examples.render.i18n import t, title
 from attn_examples.snapshot.schema import Snapshot
 from attn_examples.snapshot.variants import VARIANTS
@@ -56,7 +58,9 @@ def problems(
             continue
         items = s.items
         quote = f"“{excerpt(s.text)}”"
-        if not any(item in (GENERAL, MEASURED) or CLAIM_IN_ITEM.search(item) for item in items):
+        if not any(
+            item in (GENERAL, MEASURED) or item.startswith(f"{REGIME} ") or CLAIM_IN_ITEM.search(item) for item in items
+        ):
             found.append(
                 f"{quote} declares nothing"
                 + (f" (it lies only in branches on {', '.join(items)}, which name no claim)" if items else "")
@@ -119,7 +123,8 @@ def _item_problems(
                 f"{quote} lies where {passed.group(2)!r} does not {passed.group(1)[:-1]}, but that claim is "
                 f"undecided here, not the other way: branch on unsure {passed.group(2)} before it"
             ]
-    if item not in (GENERAL, MEASURED) and not item.startswith("ranks ") and evaluate is not None:
+    shown = item.startswith(("ranks ", f"{REGIME} "))  # values shown, not conditions
+    if item not in (GENERAL, MEASURED) and not shown and evaluate is not None:
         try:
             true = evaluate(item)
         except Exception as exc:  # a broken template, named
@@ -158,6 +163,10 @@ def fact_words(item: str, lang: str) -> str | None:
     if verb == "has" and arg in _SECTIONS:
         return t(lang, f"ev_fact_{'no_' if negated else ''}{arg}")
     if verb == "device" and arg in ("cuda", "cpu"):
+        return t(lang, f"ev_fact_{'not_' if negated else ''}{arg}")
+    if verb == REGIME:
+        return t(lang, "ev_fact_regime")
+    if verb == "source" and arg in ("committed", "given", "live"):
         return t(lang, f"ev_fact_{'not_' if negated else ''}{arg}")
     if verb == "dtype":
         shown = {"half": "bf16 / fp16", "bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}.get(arg, arg)

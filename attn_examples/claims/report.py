@@ -17,11 +17,18 @@ from attn_examples.render.i18n import t
 
 
 def drift_block(
-    report: claims.DriftReport | None, is_baseline: bool, slug: str, lang: str, device_kind: str = "cuda"
+    report: claims.DriftReport | None,
+    is_baseline: bool,
+    slug: str,
+    lang: str,
+    device_kind: str = "cuda",
+    committed: bool = False,
 ) -> str:
     """The reproducibility page's verdict on drift: none, what moved, why nothing was compared, or
     that there is no baseline. The findings are the check's own words (English in both languages).
-    A CPU's committed snapshot is a baseline no live build is held to: live builds need a GPU."""
+    A CPU's committed snapshot is a baseline no live build is held to: live builds need a GPU. What a
+    reader can do about a baseline of another kind is said in the page's language (`committed`: the
+    measurement is a committed snapshot already, beside the baseline)."""
     if report is None:
         kind, key, where, problems = "info", "drift_no_baseline", f"snapshots/{slug}", []
         before, after = _around(t(lang, key), "slug")
@@ -45,9 +52,18 @@ def drift_block(
         before=before,
         where=where,
         after=after,
-        unlike=report.unlike if report is not None and key == "drift_unlike" else None,
+        unlike=(report.difference or report.unlike) if report is not None and key == "drift_unlike" else None,
+        # what a reader can do, in the page's language; the translations carry <code> of their own
+        advice=_unlike_advice(report, lang, committed) if key == "drift_unlike" else "",
         problems=problems,
     )
+
+
+def _unlike_advice(report: claims.DriftReport | None, lang: str, committed: bool) -> Markup | str:
+    if report is None or report.unlike_kind is None:
+        return ""
+    kind = report.unlike_kind + ("_committed" if committed and report.unlike_kind == "config" else "")
+    return Markup(t(lang, f"drift_unlike_{kind}"))  # the translations carry <code> of their own
 
 
 def _around(sentence: str, name: str) -> tuple[str, str]:

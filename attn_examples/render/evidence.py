@@ -20,6 +20,7 @@ This module carries that basis from the template to the HTML:
 An item is one of: a branch condition as written (`holds cudnn-fastest`, `has counters`,
 `device cuda`, `not holds x` for a branch passed over), `shows <id>`, `undecided <id>`,
 `rests <id>`, `ranks <key>` (a value named by a ranking: `fastest.device_us`, `winner.…`),
+`regime <key>` (a regime shown, which says itself where the timings leave it undecided),
 `general`, and `measured`, which only a measured block's template writes. `attn_examples.claims.evidence` holds the rules they must satisfy.
 """
 
@@ -59,14 +60,21 @@ def strip(text: str) -> str:
 
 
 RANKING_KEY = re.compile(r"^(?:(?:fastest|slowest)\.\w+|winner\.\w+|(?:ratio|diff)\.(?:winner\.\w+|\w+\.winner)\.\w+)$")
+# a regime shown (`naive.regime`, `list.regime[…]`): the value words its own uncertainty ("undecided
+# between launch-bound and compute-bound"), so a statement that shows it rests on it
+REGIME_KEY = re.compile(r"^(?:\w+\.regime|list\.regime\[[^\]]*\])$")
+REGIME = "regime"
 
 
 def claim_token(key: str) -> str:
     """The token a filled-in placeholder leaves: a claim value is shown, an undecided claim worded, a
-    ranking named (the fastest variant, or a value of it: the timings must single it out)."""
+    ranking named (the fastest variant, or a value of it: the timings must single it out), a regime
+    shown (a basis of its own: where the timings cannot decide it, its words say so)."""
     key = key.strip()
     if RANKING_KEY.match(key):
         return token([f"ranks {key}"])
+    if REGIME_KEY.match(key):
+        return token([f"{REGIME} {key}"])
     m = CLAIM_KEY.match(key)
     if m is None or m.group(2) == "expected":  # an expectation is the claim's words, not this measurement's
         return ""

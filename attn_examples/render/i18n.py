@@ -137,6 +137,15 @@ TEXT: dict[str, dict[str, str]] = {
         "drift_unlike_title": "Not compared with the baseline",
         "drift_unlike": "The baseline of this device class, {where}, holds another measurement, so nothing was "
         "compared:",
+        "drift_unlike_device": "A device class is held only to a baseline of its own.",
+        "drift_unlike_config": "A device class has one baseline, of one configuration. To check this device "
+        "and its software for drift, measure the baseline's configuration; to keep this measurement beside "
+        "the others, commit it as a snapshot of its own: <code>attn-examples accept &lt;folder&gt; --to "
+        "snapshots/&lt;new folder&gt;</code>.",
+        "drift_unlike_config_committed": "A device class has one baseline, of one configuration: this "
+        "measurement is committed beside it as a snapshot of its own, held to the claims alone.",
+        "drift_unlike_software": "Kernels may change with the software stack. If this stack is the one to "
+        "publish, <code>attn-examples accept &lt;folder&gt;</code> makes this measurement the baseline.",
         "drift_none_title": "No drift",
         "drift_none": "Against the baseline {where}: the same variants, dispatch and kernel structure, and every "
         "device-time share within the tolerance.",
@@ -177,6 +186,13 @@ TEXT: dict[str, dict[str, str]] = {
         "ev_fact_not_cpu": "not measured on a CPU",
         "ev_fact_dtype": "inputs in {arg}",
         "ev_fact_not_dtype": "inputs not in {arg}",
+        "ev_fact_regime": "the regimes shown, as measured here (undecided where the timings cannot tell)",
+        "ev_fact_committed": "a snapshot committed with the site",
+        "ev_fact_not_committed": "not a snapshot committed with the site",
+        "ev_fact_given": "a snapshot given to this build",
+        "ev_fact_not_given": "not a snapshot given to this build",
+        "ev_fact_live": "measured live by this build",
+        "ev_fact_not_live": "not measured live by this build",
         "kernels_fig_alt": "Bar chart: GPU activities per forward for each variant, split into kernels, memory copies and memsets; the article's A100 counts (its kernels, the out-of-place copy included) are marked.",
         "time_fig_alt": "Bar chart: device time and host (dispatch) time per call for each variant, with the device time's interquartile range.",
         "time_fig_alt_device": "Bar chart: device time per call for each variant, with its interquartile range (no host time is drawn: this measurement has none).",
@@ -397,6 +413,14 @@ TEXT: dict[str, dict[str, str]] = {
         "drift_is_baseline_cpu": "這些頁面上的量測，是這類裝置已提交的快照（{where}）。建置只有在找到 NVIDIA GPU 時才會即時量測，所以沒有即時建置以它為準。",
         "drift_unlike_title": "未與基準比對",
         "drift_unlike": "這類裝置的基準 {where} 記錄的是另一種量測，所以沒有比對任何項目：",
+        "drift_unlike_device": "每類裝置只以自己的基準比對。",
+        "drift_unlike_config": "每類裝置只有一份基準，對應一種設定。要檢查這個裝置與它的軟體有沒有漂移，"
+        "就量測基準的設定；要把這次量測和其他量測並列，就把它提交成一份獨立的快照："
+        "<code>attn-examples accept &lt;資料夾&gt; --to snapshots/&lt;新資料夾&gt;</code>。",
+        "drift_unlike_config_committed": "每類裝置只有一份基準，對應一種設定：這次量測是以獨立快照的形式提交在它旁邊，"
+        "只以主張檢查。",
+        "drift_unlike_software": "kernel 可能隨軟體環境改變。如果要發布的是這套環境，"
+        "<code>attn-examples accept &lt;資料夾&gt;</code> 會把這次量測設為基準。",
         "drift_none_title": "沒有漂移",
         "drift_none": "與基準 {where} 相比：實作、分派與 kernel 結構都相同，每個裝置時間占比都在容許範圍內。",
         "drift_found_title": "漂移：{n} 項",
@@ -433,6 +457,13 @@ TEXT: dict[str, dict[str, str]] = {
         "ev_fact_not_cpu": "不是在 CPU 上量測",
         "ev_fact_dtype": "輸入型別為 {arg}",
         "ev_fact_not_dtype": "輸入型別不是 {arg}",
+        "ev_fact_regime": "所列的受限類型，依這次量測而定（計時分不出時即標示未定）",
+        "ev_fact_committed": "隨網站提交的快照",
+        "ev_fact_not_committed": "不是隨網站提交的快照",
+        "ev_fact_given": "指定給本次建置的快照",
+        "ev_fact_not_given": "不是指定給本次建置的快照",
+        "ev_fact_live": "本次建置即時量測",
+        "ev_fact_not_live": "不是本次建置即時量測",
         "kernels_fig_alt": "長條圖：各實作每次 forward 的 GPU 活動數，分為 kernel、記憶體複製與 memset；並標出原文在 A100 上的數字（它的 kernel 數，非原位版本的複製也算在內）。",
         "time_fig_alt": "長條圖：各實作每次呼叫的裝置時間與主機端（派發）時間，並標出裝置時間的四分位距。",
         "time_fig_alt_device": "長條圖：各實作每次呼叫的裝置時間，附四分位距（圖中沒有主機端時間：這次量測沒有這項資料）。",

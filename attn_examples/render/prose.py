@@ -12,6 +12,9 @@ A page's Markdown holds two kinds of markers:
     `has <what>`      a section (counters, sweep, training, ceilings, limits), an available
                       variant (`has sdpa_flash`) or any metric key with a value here
     `device cuda|cpu`, `dtype bfloat16|float16|float32|half`
+    `source committed|given|live`  where this build's measurement came from: a snapshot committed
+                      with the site, one given to the build (ATTN_EXAMPLES_SNAPSHOT, `--snapshot`)
+                      or one measured live; only a committed one can be rebuilt from a checkout
   A claim that does not apply is neither held nor failed: `{% if holds x %}A{% elif fails x %}B
   {% endif %}` shows nothing where x does not apply, which is how a sentence disappears rather
   than shows a dash.
@@ -45,7 +48,8 @@ from attn_examples.render import evidence
 TAG = re.compile(r"\{%\s*(if|elif|else|endif|general|rests)\b(.*?)%\}")
 DECLARATIONS = ("general", "rests")
 PLACEHOLDER = re.compile(r"\{\{\s*(.+?)\s*\}\}")
-PREDICATES = ("holds", "fails", "unsure", "applies", "has", "device", "dtype")
+PREDICATES = ("holds", "fails", "unsure", "applies", "has", "device", "dtype", "source")
+SOURCES = ("committed", "given", "live")
 
 
 class ProseError(ValueError):
@@ -59,6 +63,7 @@ class Facts(Protocol):
     def has(self, what: str) -> bool: ...
     def device_kind(self) -> str: ...
     def dtype(self) -> str: ...
+    def source(self) -> str: ...  # committed | given | live
 
 
 @dataclass
@@ -187,6 +192,10 @@ def _predicate(term: str, facts: Facts, where: str, line: int) -> bool:
         if arg not in ("cuda", "cpu"):
             raise ProseError(f"{where}:{line}: device takes cuda or cpu, not {arg!r}")
         return facts.device_kind() == arg
+    if verb == "source":
+        if arg not in SOURCES:
+            raise ProseError(f"{where}:{line}: source takes {', '.join(SOURCES)}, not {arg!r}")
+        return facts.source() == arg
     if arg == "half":
         return facts.dtype() in ("bfloat16", "float16")
     if arg not in ("bfloat16", "float16", "float32"):

@@ -127,6 +127,11 @@ class BuildMeasurement:
     def dtype(self) -> str:
         return self.snapshot.config.dtype
 
+    def source(self) -> str:
+        """Where the measurement came from: `committed` with the site (a checkout rebuilds it), `given`
+        to the build (ATTN_EXAMPLES_SNAPSHOT, `--snapshot`) or measured `live` by it."""
+        return "live" if self.live else "given" if self.given else "committed"
+
     def value(self, key: str, lang: str) -> str:
         """`{{ key }}` in a page: a claim with its verdict, a quotation, or a measured value."""
         return self._remembered(("value", key, lang), lambda: self._value(key, lang))
@@ -544,7 +549,12 @@ class Page:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()
         return claims_report.drift_block(
-            m.drift, m.is_baseline, m.snapshot.device_slug, self.lang, m.snapshot.provenance.device_kind
+            m.drift,
+            m.is_baseline,
+            m.snapshot.device_slug,
+            self.lang,
+            m.snapshot.provenance.device_kind,
+            committed=m.source() == "committed",
         )
 
     def claims(self) -> str:
@@ -565,18 +575,20 @@ class Page:
         return self._with_provenance(render.autograd_capture(self._m().snapshot, self.lang))
 
     def devices(self, metric: str = "device_us") -> str:
-        """Every committed snapshot (and a live measurement) side by side with the article's figures;
-        each row links to the site built from that snapshot (attn_examples.site.sites)."""
+        """Every committed snapshot side by side with the article's figures, each row linking to the site
+        built from it (attn_examples.site.sites); the build's own measurement is always a row, marked as
+        this site's: a committed one in its place, a live or given one first (it has no site of its own)."""
         from attn_examples.site import sites
         from attn_examples.site.pages import committed_snapshots
 
         m = self._m()
         top = sites.top_prefix()
+        own = m.source() != "committed"
         here = m.snapshot.root.resolve() if m.snapshot.root else None
-        entries: list[tuple[Snapshot, str | None, bool]] = [(m.snapshot, None, True)] if m.live else []
+        entries: list[tuple[Snapshot, str | None, bool]] = [(m.snapshot, None, True)] if own else []
         for folder in committed_snapshots(REPO / "snapshots"):
             href = f"{render.SITE_ROOT}{top}{sites.SUBDIR}/{folder.name}/"
-            entries.append((_committed_snapshot(folder), href, not m.live and folder.resolve() == here))
+            entries.append((_committed_snapshot(folder), href, not own and folder.resolve() == here))
         return render.devices_table(entries, self.lang, metric)
 
     def counters_status(self) -> str:

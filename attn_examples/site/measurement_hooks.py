@@ -55,11 +55,16 @@ def on_pre_build(config: MkDocsConfig) -> None:
     if not all(v.ok for v in verdicts):
         raise PluginError(claims.failure_report(m.snapshot, verdicts))
     report = m.drift  # every build computes it; a snapshot build shows it on the reproducibility page
-    if m.live and report is not None and (report.drifted or report.unlike):
+    if m.live and report is not None and report.unlike:  # its own words say what to do
+        raise PluginError(
+            f"attn-examples: the live measurement cannot be held to the committed baseline "
+            f"{report.baseline}:\n  - {report.unlike}"
+        )
+    if m.live and report is not None and report.drifted:
         raise PluginError(
             f"attn-examples: the live measurement drifted from the committed baseline "
             f"{report.baseline}:\n  - "
-            + "\n  - ".join([report.unlike] if report.unlike else report.problems)
+            + "\n  - ".join(report.problems)
             + "\nIf the new numbers are right, promote them with `attn-examples accept "
             f"{m.snapshot.root}` and review the claims; otherwise find the cause first."
         )
