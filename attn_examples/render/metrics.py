@@ -23,6 +23,8 @@ A key names one raw value:
   gemm_name_last, gemm_launch_api_last (the last matrix product's), gemm_names, gemm_launch_apis (how
   many different names and launch calls the matrix products have), gemm_us (their kernel time per forward),
   memsets_not_before_gemm (memsets whose next GPU activity is not a matrix product),
+  `memsets_outside_op[<regex>]` (memsets whose launch call no host op of that name encloses: the
+  trace's nesting, first profiled step),
   peak_scores_beside_output (peak memory less one output tensor, over one score matrix),
   `op[<aten op>]` (calls of that host op per forward), `op_share[<aten op>]` (that op's total time over the
   self time of every host op of the forward),
@@ -76,7 +78,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attn_examples.render import views
-from attn_examples.snapshot.schema import Snapshot, SweepPoint, TrainingPoint, recorded
+from attn_examples.snapshot.schema import Snapshot, SweepPoint, TrainingPoint, load_trace, recorded
 
 if TYPE_CHECKING:
     from attn_examples.render.arch import Arch
@@ -190,6 +192,15 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             if not kernels:
                 raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
             return sum(r["dur_us"] for r in kernels if re.fullmatch(arg, views.kernel_role(r["name"])))
+        if name == "memsets_outside_op":  # the trace's host-op nesting: which operator issued each memset
+            trace = load_trace(snap, variant_id, required=False)
+            if trace is None:
+                raise UnknownMetric(f"variant {variant_id!r} has no trace in this snapshot")
+            return sum(
+                1
+                for kind, ops in views.launch_host_ops(trace)
+                if kind == "memset" and not any(re.fullmatch(arg, op) for op in ops)
+            )
         if name == "kernels_not_matching":
             return sum(1 for r in _kernels(snap, variant_id) if not re.search(arg, r["name"], re.I))
         if name == "launch_api":
