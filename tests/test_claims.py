@@ -350,6 +350,12 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: ob
                 else:
                     a["name"] = "not_a_matmul_kernel"
         return None
+    if name == "longer_than_gemms":  # up: the other kernels 1e4x longer; down: the GEMMs 1e4x longer
+        for step in _steps(data, variant):
+            for a in step["gpu"]:
+                if a["kind"] == "kernel" and views.is_gemm(a["name"]) is not up:
+                    a["dur_us"] *= 1e4
+        return None
     if name in ("gemm_names", "gemm_launch_apis"):  # up: the last GEMM differs from the first; down: all alike
         field = "name" if name == "gemm_names" else "launch_api"
         for step in _steps(data, variant):

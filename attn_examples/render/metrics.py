@@ -22,6 +22,7 @@ A key names one raw value:
   over one score matrix),
   gemm_name_last, gemm_launch_api_last (the last matrix product's), gemm_names, gemm_launch_apis (how
   many different names and launch calls the matrix products have), gemm_us (their kernel time per forward),
+  longer_than_gemms (kernels other than matrix products that run longer than the shortest of them),
   memsets_not_before_gemm (memsets whose next GPU activity is not a matrix product),
   `memsets_outside_op[<regex>]` (memsets whose launch call no host op of that name encloses: the
   trace's nesting, first profiled step),
@@ -265,6 +266,12 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
         gemm = gemms[-1] if name.endswith("_last") else gemms[0]
         return gemm["launch_api"] if name.startswith("gemm_launch_api") else views.short_kernel_name(gemm["name"])
+    if name == "longer_than_gemms":  # are the matrix products the longest kernels?
+        kernels = _kernels(snap, variant_id)
+        gemm_us = [r["dur_us"] for r in kernels if views.is_gemm(r["name"])]
+        if not gemm_us:
+            raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
+        return sum(1 for r in kernels if not views.is_gemm(r["name"]) and r["dur_us"] > min(gemm_us))
     if name in ("gemm_names", "gemm_launch_apis", "gemm_us"):  # are the matrix products one kernel, one launch?
         gemms = [r for r in _kernels(snap, variant_id) if views.is_gemm(r["name"])]
         if not gemms:
