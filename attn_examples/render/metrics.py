@@ -79,6 +79,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attn_examples.render import views
+from attn_examples.snapshot import kineto
 from attn_examples.snapshot.schema import Snapshot, SweepPoint, TrainingPoint, load_trace, recorded
 
 if TYPE_CHECKING:
@@ -197,11 +198,11 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             trace = load_trace(snap, variant_id, required=False)
             if trace is None:
                 raise UnknownMetric(f"variant {variant_id!r} has no trace in this snapshot")
-            return sum(
-                1
-                for kind, ops in views.launch_host_ops(trace)
-                if kind == "memset" and not any(re.fullmatch(arg, op) for op in ops)
-            )
+            try:
+                launches = views.launch_host_ops(trace)
+            except kineto.TraceError as exc:
+                raise UnknownMetric(f"variant {variant_id!r}: {exc}") from None
+            return sum(1 for kind, ops in launches if kind == "memset" and not any(re.fullmatch(arg, op) for op in ops))
         if name == "kernels_not_matching":
             return sum(1 for r in _kernels(snap, variant_id) if not re.search(arg, r["name"], re.I))
         if name == "launch_api":
