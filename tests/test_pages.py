@@ -78,8 +78,8 @@ def _flipped(claim: claims.Claim) -> tuple[site.BuildMeasurement, site.BuildMeas
     data = json.loads((base.snapshot.root / "snapshot.json").read_text())
     for up in (True, False):
         changed = copy.deepcopy(data)
-        perturb(changed, claim.metric, up, claim.expected_value)
-        other = snapshot_from_dict(changed, base.snapshot.root)
+        root = perturb(changed, claim.metric, up, claim.expected_value, base.snapshot.root)
+        other = snapshot_from_dict(changed, root or base.snapshot.root)
         if claims.evaluate(claim, other).status not in ("n/a", claims.evaluate(claim, base.snapshot).status):
             flipped = site.BuildMeasurement(other, False, 0.0)
             return (base, flipped) if held else (flipped, base)

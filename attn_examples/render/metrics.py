@@ -22,7 +22,10 @@ A key names one raw value:
   over one score matrix),
   gemm_name_last, gemm_launch_api_last (the last matrix product's), gemm_names, gemm_launch_apis (how
   many different names and launch calls the matrix products have), gemm_us (their kernel time per forward),
+  longer_than_gemms (kernels other than matrix products that run longer than the shortest of them),
   memsets_not_before_gemm (memsets whose next GPU activity is not a matrix product),
+  `memsets_outside_op[<regex>]` (memsets whose launch call no host op of that name encloses: the
+  trace's nesting, first profiled step),
   peak_scores_beside_output (peak memory less one output tensor, over one score matrix),
   `op[<aten op>]` (calls of that host op per forward), `op_share[<aten op>]` (that op's total time over the
   self time of every host op of the forward),
@@ -76,7 +79,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attn_examples.render import views
-from attn_examples.snapshot.schema import Snapshot, SweepPoint, TrainingPoint, recorded
+from attn_examples.snapshot import kineto
+from attn_examples.snapshot.schema import Snapshot, SweepPoint, TrainingPoint, load_trace, recorded
 
 if TYPE_CHECKING:
     from attn_examples.render.arch import Arch
@@ -190,6 +194,15 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             if not kernels:
                 raise UnknownMetric(f"variant {variant_id!r} has no kernels on {snap.provenance.device_name}")
             return sum(r["dur_us"] for r in kernels if re.fullmatch(arg, views.kernel_role(r["name"])))
+        if name == "memsets_outside_op":  # the trace's host-op nesting: which operator issued each memset
+            trace = load_trace(snap, variant_id, required=False)
+            if trace is None:
+                raise UnknownMetric(f"variant {variant_id!r} has no trace in this snapshot")
+            try:
+                launches = views.launch_host_ops(trace)
+            except kineto.TraceError as exc:
+                raise UnknownMetric(f"variant {variant_id!r}: {exc}") from None
+            return sum(1 for kind, ops in launches if kind == "memset" and not any(re.fullmatch(arg, op) for op in ops))
         if name == "kernels_not_matching":
             return sum(1 for r in _kernels(snap, variant_id) if not re.search(arg, r["name"], re.I))
         if name == "launch_api":
@@ -254,6 +267,12 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
         gemm = gemms[-1] if name.endswith("_last") else gemms[0]
         return gemm["launch_api"] if name.startswith("gemm_launch_api") else views.short_kernel_name(gemm["name"])
+    if name == "longer_than_gemms":  # are the matrix products the longest kernels?
+        kernels = _kernels(snap, variant_id)
+        gemm_us = [r["dur_us"] for r in kernels if views.is_gemm(r["name"])]
+        if not gemm_us:
+            raise UnknownMetric(f"variant {variant_id!r} runs no GEMM kernel on {snap.provenance.device_name}")
+        return sum(1 for r in kernels if not views.is_gemm(r["name"]) and r["dur_us"] > min(gemm_us))
     if name in ("gemm_names", "gemm_launch_apis", "gemm_us"):  # are the matrix products one kernel, one launch?
         gemms = [r for r in _kernels(snap, variant_id) if views.is_gemm(r["name"])]
         if not gemms:

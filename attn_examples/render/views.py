@@ -11,6 +11,7 @@ import re
 import statistics
 from typing import Any
 
+from attn_examples.snapshot import kineto
 from attn_examples.snapshot.schema import Snapshot, VariantResult
 
 # Kernel-name fragments that mean a Tensor Core (MMA) path, and ones that mean CUDA-core FP32.
@@ -160,6 +161,42 @@ def kernel_rows(result: VariantResult) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def launch_host_ops(trace: dict) -> list[tuple[str, list[str]]]:
+    """Each GPU activity the first profiled step launched, as (its kind, the host ops enclosing its
+    launch call, innermost first): the trace's nesting on the launching thread, tied to the activity
+    by its correlation id. The trace names the operators, never the library code inside them."""
+    complete = kineto.complete_events(trace)
+    _, step = kineto.profiler_steps(complete)[0]
+    host = [
+        e
+        for e in complete
+        if e.get("cat") in ("cpu_op", "user_annotation", *kineto.LAUNCH_CATEGORIES)
+        and e.get("tid") == step.tid
+        and step.ts <= e["ts"] <= step.end
+    ]
+    spans = [kineto.Span(str(e.get("name")), e["ts"], float(e.get("dur") or 0.0), e.get("tid")) for e in host]
+    parents = kineto.parents(spans)
+    launch_of = {
+        e["args"]["correlation"]: i
+        for i, e in enumerate(host)
+        if e.get("cat") in kineto.LAUNCH_CATEGORIES and isinstance(e.get("args"), dict) and "correlation" in e["args"]
+    }
+    out = []
+    for e in sorted((e for e in complete if e.get("cat") in kineto.GPU_CATEGORIES), key=lambda e: e["ts"]):
+        args = e.get("args")
+        index = launch_of.get(args.get("correlation")) if isinstance(args, dict) else None
+        if index is None:
+            continue
+        chain = []
+        parent = parents[index]
+        while parent is not None:
+            if host[parent].get("cat") == "cpu_op":
+                chain.append(spans[parent].name)
+            parent = parents[parent]
+        out.append((kineto.GPU_CATEGORIES[e["cat"]], chain))
+    return out
 
 
 def cpu_op_rows(result: VariantResult, limit: int | None = None) -> list[dict[str, Any]]:
