@@ -479,7 +479,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: ob
                 kernel["dur_us"] *= 3.0 if up else 1 / 3
             elif field == "grid_capped_pct":  # up: a grid 1000x wider; down: a single block
                 kernel["grid"] = [kernel["grid"][0] * 1000, 1, 1] if up else [1, 1, 1]
-            elif field == "grid_per_sm":  # x100 / 100: across half an SM's share from a grid of 2 blocks too
+            elif field in ("grid_per_sm", "tiles_per_block"):  # x100 / 100: across half an SM's share from 2 blocks too
                 kernel["grid"] = [kernel["grid"][0] * 100 if up else max(1, kernel["grid"][0] // 100), 1, 1]
             elif field in ("resident_warps", "blocks_per_sm"):  # up: few registers, no shared memory; down: the most
                 kernel.update(registers_per_thread=32 if up else 255, shared_memory_bytes=0 if up else 200_000)
@@ -727,6 +727,10 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "tensor_flops": (_TENSOR_OPS,),
     "flops_per_causal": (_TENSOR_OPS, *_FP32_OPS),
     "duration_us": ("gpu__time_duration.sum",),
+    "surplus_band_tokens": (_TENSOR_OPS,),
+    "padded_surplus_band_tokens": (_TENSOR_OPS,),
+    "busy_tensor_tflops": (_TENSOR_OPS,),
+    "l2_surplus_spill_share": ("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",),
 }
 _COUNTER_FACTOR = {  # fields whose measured value sits further than x3 from the line the claims draw
     "l2_write_per_output": 10.0,  # the output's 4x: /3 stays above 1x

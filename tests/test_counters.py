@@ -208,6 +208,31 @@ def test_hbm_bytes_and_flops_are_summed_and_set_against_the_shape():
     assert abs(totals["tflops"] - totals["flops"] / 1e-4 / 1e12) < 1e-9
 
 
+def test_surplus_work_is_read_as_a_band_along_the_diagonal_and_busy_time_as_duration_times_share():
+    """Square tiles w wide add w / seq_len of the causal triangle, so (work / triangle - 1) * seq_len is
+    the tile width the surplus implies; a padded head dimension is taken out first. The busy pipe's
+    rate divides the Tensor Core FLOPs by duration times busy share."""
+    from attn_examples.render import hardware
+
+    assert [hardware.padded_head_dim(d) for d in (32, 64, 96, 128, 160)] == [64, 64, 128, 128, 192]
+    causal = 2.0 * 8 * 16 * 1024**2 * 64  # [8,16,1024,64]
+    snap = _with_counters(
+        [
+            {
+                "sm__ops_path_tensor_src_bf16_dst_fp32.sum": causal * 1.125,  # tiles 128 wide
+                "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": 50.0,
+                "lts__t_sectors_op_write.sum": 2 * 2**24 / hardware.SECTOR_BYTES,  # twice the output
+                "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum": 2**22,
+                "gpu__time_duration.sum": 1e5,  # ns
+            }
+        ]
+    )
+    totals = hardware.variant_totals(snap, "sdpa_flash")
+    assert totals["surplus_band_tokens"] == 128.0 and totals["padded_surplus_band_tokens"] == 128.0
+    assert totals["l2_write_surplus_bytes"] == 2**24 and totals["l2_surplus_spill_share"] == 0.25
+    assert abs(totals["busy_tensor_tflops"] - causal * 1.125 / (100e-6 * 0.5) / 1e12) < 1e-9
+
+
 def test_kernels_that_do_not_line_up_with_kineto_get_no_estimate():
     from attn_examples.render import hardware
 

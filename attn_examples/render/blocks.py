@@ -537,6 +537,8 @@ def format_metric(key: str, value: Any, lang: str = "en") -> str:
         return fmt_us(value)
     if last == "tensor_flops_per_causal":  # tile arithmetic (9/8, 17/16): every digit it has, no rounding
         return f"{value:.4f}".rstrip("0").rstrip(".") + "×"
+    if last.endswith("_tokens"):  # a width in tokens (the diagonal's band): whole tokens
+        return fmt_num(round(value), 0)
     if key.startswith(("ratio.", "counters.ratio.", "sweep.ratio.")) or re.search(
         r"_per_(qkvo|qkv|output|score|fp32_score|causal|ridge|device|repeat|forward|split|l2)$", last
     ):

@@ -26,6 +26,22 @@ TENSOR_OPS = {
 }
 LIMITERS = ("registers", "shared_mem", "warps", "blocks")
 ROOFLINE_MIN_FLOPS = 1e6  # kernels doing less (copies, fills) have no place on a FLOP/s axis
+# A kernel that pads the head dimension computes as if it were the next multiple of this (cuDNN's tile
+# names show 64 for a head dimension of 32 and 128 for one of 96); the claims test it on the FLOPs.
+HEAD_DIM_PAD = 64
+
+
+def padded_head_dim(head_dim: int) -> int:
+    """The head dimension rounded up to a multiple of HEAD_DIM_PAD."""
+    return -(-head_dim // HEAD_DIM_PAD) * HEAD_DIM_PAD
+
+
+def _band(flops_per_triangle: float | None, seq_len: int) -> float | None:
+    """The surplus over the causal triangle as a band along the diagonal, in tokens: square tiles of
+    width w whose masked halves lie along the diagonal add (w / seq_len) of the triangle, so a surplus
+    of (r - 1) triangles is the masked part of tiles (r - 1) * seq_len wide."""
+    return None if flops_per_triangle is None else (flops_per_triangle - 1.0) * seq_len
+
 
 M = {  # short names for the counters this module reads
     "read": "dram__bytes_read.sum",
@@ -208,6 +224,14 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     )
     seconds = None if total["duration_us"] is None else total["duration_us"] * 1e-6
     main = _longest(rows)  # main_row, for rows known not to be empty
+    per_causal = _div(total["tensor_flops"], c.causal_flops)
+    padding = padded_head_dim(c.head_dim) / c.head_dim
+    # what the kernels write into L2 beyond their output, and the share of it their local-memory stores
+    # (register spills, counted before L1 keeps any of them) could make up at the most
+    l2_surplus = None if total["l2_write_bytes"] is None else total["l2_write_bytes"] - c.tensor_bytes
+    # Tensor Core FLOPs per second of busy tensor pipe (each kernel's duration times its busy share): the
+    # arithmetic a busy pipe gets through, whatever share of the run it is busy
+    busy_rate = _div(total["tensor_flops"], None if busy_time is None else busy_time / 100 * 1e-6)
     return {
         **total,
         "kernels": len(rows),
@@ -224,12 +248,19 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "dram_read_per_qkv": _div(total["dram_read_bytes"], 3 * c.tensor_bytes),
         "dram_write_per_output": _div(total["dram_write_bytes"], c.tensor_bytes),
         "l2_write_per_output": _div(total["l2_write_bytes"], c.tensor_bytes),
-        "tensor_flops_per_causal": _div(total["tensor_flops"], c.causal_flops),
+        "tensor_flops_per_causal": per_causal,
+        "surplus_band_tokens": _band(per_causal, c.seq_len),
+        "padded_surplus_band_tokens": _band(None if per_causal is None else per_causal / padding, c.seq_len),
+        "l2_write_surplus_bytes": l2_surplus,
+        "l2_surplus_spill_share": None
+        if l2_surplus is None or l2_surplus <= 0
+        else _div(total["local_store_bytes"], l2_surplus),
         "fp32_flops_per_causal": _div(total["fp32_flops"], c.causal_flops),
         "tensor_flop_share": _div(total["tensor_flops"], total["flops"]),
         "intensity": _div(total["flops"], total["dram_bytes"]),
         "tflops": None if (rate := _div(total["flops"], seconds)) is None else rate / 1e12,
         "tensor_busy_pct": _div(busy_time, total["duration_us"]),
+        "busy_tensor_tflops": None if busy_rate is None else busy_rate / 1e12,
         "uses_gmma": None if total["gmma_instructions"] is None else total["gmma_instructions"] > 0,
         "main_name": main["name"],
         "main_achieved_occupancy_pct": main["achieved_occupancy_pct"],

@@ -14,7 +14,8 @@ A key names one raw value:
   duration),
   tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
   main_blocks_per_sm, main_warps_per_block, main_resident_warps, main_theoretical_limit, main_grid_blocks,
-  main_grid_per_sm (the same kernel against the device's limits), main_grid_capped_pct (Kineto's estimate
+  main_grid_per_sm (the same kernel against the device's limits), main_tiles_per_block (batch x heads x
+  ceil(seq_len / 128) query tiles over its blocks), main_grid_capped_pct (Kineto's estimate
   with the shared memory the kernel opted in to: its grid's own cap; under 0.5 the grid alone reads 0%),
   main_role (what the main kernel does: views.ROLES),
   gemm_kernels, gemm_launch_api, gemm_name (the matrix products, by name), gemm_share (their share of
@@ -56,12 +57,17 @@ A key names one raw value:
 - `config.<field>`: the measured configuration (dtype, shape, batch, heads, seq_len, head_dim, and the
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
   matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff; score_per_l2,
-  score_fp32_per_l2: a score matrix over the GPU's L2, at most 1 where it fits)
+  score_fp32_per_l2: a score matrix over the GPU's L2, at most 1 where it fits; head_dim_padded: the head
+  dimension rounded up to a multiple of 64, head_dim_padding: that over the head dimension)
 - `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
   `attn_examples.render.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
 - `sweep.…`, `training.…`, `occupancy.…`: see _sweep_metric, _training_metric, _occupancy_metric
-- `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`,
+- `counters.<variant>.<field of hardware.variant_totals()>|intensity_per_ridge|theoretical_vs_calculator`
+  (among the fields: surplus_band_tokens, the Tensor Core surplus over the causal triangle as a band along
+  the diagonal, in tokens, and padded_surplus_band_tokens, the same over the triangle at head_dim_padded;
+  busy_tensor_tflops, Tensor Core FLOPs per second of busy tensor pipe; l2_write_surplus_bytes, L2 writes
+  beyond the output, and l2_surplus_spill_share, the local-memory stores over them),
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
@@ -88,6 +94,7 @@ if TYPE_CHECKING:
     from attn_examples.snapshot.schema import DeviceLimits
 
 _KEY = re.compile(r"^(?P<head>[^\[\]]+?)(?:\[(?P<arg>.+)\])?$")
+QUERY_TILE = 128  # query rows of a tile, at the most, in the fused kernels this site meets (main_tiles_per_block)
 BACKEND_VARIANTS = {
     "MATH": "sdpa_math",
     "EFFICIENT_ATTENTION": "sdpa_efficient",
@@ -343,14 +350,17 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             if sms is None:
                 raise UnknownMetric(f"{snap.provenance.device_name} does not report its SM count")
             return occupancy.kineto_estimate(main, limits, sms, cc, opt_in=True).pct
-        if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block"):
+        if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block", "main_tiles_per_block"):
             if not main["grid"] or not main["block"]:
                 raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")
             blocks = math.prod(main["grid"])
+            c = snap.config
             return {
                 "main_grid_blocks": blocks,
                 "main_grid_per_sm": blocks / snap.provenance.sm_count,
                 "main_warps_per_block": math.ceil(math.prod(main["block"]) / 32),
+                # the query tiles of QUERY_TILE rows (per batch and head) there are for each block of the grid
+                "main_tiles_per_block": c.batch * c.heads * math.ceil(c.seq_len / QUERY_TILE) / blocks,
             }[name]
         derived = {
             "name": main["name"],
@@ -622,6 +632,11 @@ def metric(snap: Snapshot, key: str) -> Any:
             "shape": tuple(c.shape),
             "causal_flops": c.causal_flops,
         }
+        if parts[1] in ("head_dim_padded", "head_dim_padding"):  # rounded up to a multiple of 64, and over it
+            from attn_examples.render.hardware import padded_head_dim
+
+            padded = padded_head_dim(c.head_dim)
+            return padded if parts[1] == "head_dim_padded" else padded / c.head_dim
         if parts[1] in sizes:
             return sizes[parts[1]]
         if parts[1] in ("score_per_l2", "score_fp32_per_l2"):  # the score matrix over the GPU's L2: <= 1 fits
