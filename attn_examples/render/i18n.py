@@ -159,6 +159,9 @@ TEXT: dict[str, dict[str, str]] = {
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "regime_undecided": "undecided between {kinds}",
         "regime_roof": "{regime} at {share} of its roof",
+        "regime_side": "on the {side} side of the roofline, at only {share} of its roof",
+        "side_memory": "memory",
+        "side_compute": "compute",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
         "undecided_either": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals it "
@@ -432,7 +435,10 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "regime_undecided": "在{kinds}之間未定",
-        "regime_roof": "{regime}（達到其屋頂的 {share}）",
+        "regime_roof": "{regime}（達到其上限的 {share}）",
+        "regime_side": "落在 roofline 的{side}一側（只達到其上限的 {share}）",
+        "side_memory": "記憶體",
+        "side_compute": "運算",
         "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
         "undecided_either": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",

@@ -18,7 +18,9 @@ from the measurement alone, in this order:
   is an average over the forward's kernels: it says which roof caps the forward as a whole, not what
   each kernel is held by, nor that it reaches that roof: `roof_share` is how much of it the kernels
   reach under Nsight Compute (which flushes the caches before each kernel, so a working set that fits
-  in L2 is counted as if it came from HBM).
+  in L2 is counted as if it came from HBM). Under half of that roof (`ROOF_NEAR`) the pages name only
+  the side: such a forward is held by latency (too little in flight) or its instructions' own lower
+  roof, not by bandwidth or arithmetic throughput.
 - otherwise **busy**: the GPU's work sets the pace on a full grid, but no counters tell bytes from
   arithmetic.
 
@@ -36,6 +38,7 @@ from attn_examples.render import hardware, views
 from attn_examples.snapshot.schema import Snapshot
 
 GRID_FLOOR = 0.5  # blocks of the longest kernel per SM under which most of the GPU idles
+ROOF_NEAR = 0.5  # the share of its roof under which a forward is only on that side, not held by it
 KINDS = ("launch", "grid", "memory", "compute", "busy")
 
 

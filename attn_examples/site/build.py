@@ -171,8 +171,11 @@ class BuildMeasurement:
             if metrics.metric(self.snapshot, key) in ("memory", "compute"):  # a side of the roofline, and
                 # how close to that roof: a forward far below it is held by neither bandwidth nor arithmetic
                 variant = key.split(".")[0]
-                return t(lang, "regime_roof").format(
+                share = metrics.metric(self.snapshot, f"{variant}.roof_share")
+                near = isinstance(share, float) and share >= regime.ROOF_NEAR  # else only its side
+                return t(lang, "regime_roof" if near else "regime_side").format(
                     regime=render.value(self.snapshot, key, self.live, lang, self.reused, self.given),
+                    side=t(lang, f"side_{metrics.metric(self.snapshot, key)}"),
                     share=self.value(f"{variant}.roof_share", lang),
                 )
         return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
