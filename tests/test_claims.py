@@ -731,6 +731,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "padded_surplus_band_tokens": (_TENSOR_OPS,),
     "busy_tensor_tflops": (_TENSOR_OPS,),
     "l2_surplus_spill_share": ("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",),
+    "dram_write_per_l2_write": ("dram__bytes_write.sum",),
 }
 _COUNTER_FACTOR = {  # fields whose measured value sits further than x3 from the line the claims draw
     "l2_write_per_output": 10.0,  # the output's 4x: /3 stays above 1x
