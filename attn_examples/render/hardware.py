@@ -251,7 +251,7 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         # what reaches HBM of what the kernels write into L2, within each replay: a write still in L2
         # when the kernel ends is never counted, so under one the HBM bytes (and the shares and sides
         # built on them) leave out part of what the kernels write
-        "dram_write_per_l2_write": _div(total["dram_write_bytes"], total["l2_write_bytes"]),
+        "hbm_write_share": _div(total["dram_write_bytes"], total["l2_write_bytes"]),
         "tensor_flops_per_causal": per_causal,
         "surplus_band_tokens": _band(per_causal, c.seq_len),
         "padded_surplus_band_tokens": _band(None if per_causal is None else per_causal / padding, c.seq_len),

@@ -68,7 +68,7 @@ A key names one raw value:
   the diagonal, in tokens, and padded_surplus_band_tokens, the same over the triangle at head_dim_padded;
   busy_tensor_tflops, Tensor Core FLOPs per second of busy tensor pipe; l2_write_surplus_bytes, L2 writes
   beyond the output, and l2_surplus_spill_share, the local-memory stores over them;
-  dram_write_per_l2_write, the share of the kernels' L2 writes that reaches HBM within their replays),
+  hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
