@@ -729,6 +729,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "duration_us": ("gpu__time_duration.sum",),
     "surplus_band_tokens": (_TENSOR_OPS,),
     "padded_surplus_band_tokens": (_TENSOR_OPS,),
+    "kernel_padded_surplus_band_tokens": (_TENSOR_OPS,),
     "busy_tensor_tflops": (_TENSOR_OPS,),
     "l2_surplus_spill_share": ("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",),
     "hbm_write_share": ("dram__bytes_write.sum",),

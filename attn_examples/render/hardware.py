@@ -36,6 +36,13 @@ def padded_head_dim(head_dim: int) -> int:
     return -(-head_dim // HEAD_DIM_PAD) * HEAD_DIM_PAD
 
 
+def kernel_head_dim(name: str) -> int | None:
+    """The head dimension a kernel is compiled for, where its name carries it: FlashAttention-2's
+    `Flash_fwd_kernel_traits<96, 128, 64, 4, …>` starts with it (a head dimension of 80 runs as 96)."""
+    match = re.search(r"kernel_traits<\s*(?:\(int\))?\s*(\d+)\s*,", name)
+    return int(match.group(1)) if match else None
+
+
 def _band(flops_per_triangle: float | None, seq_len: int) -> float | None:
     """The surplus over the causal triangle as a band along the diagonal, in tokens: square tiles of
     width w whose masked halves lie along the diagonal add (w / seq_len) of the triangle, so a surplus
@@ -226,6 +233,7 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     main = _longest(rows)  # main_row, for rows known not to be empty
     per_causal = _div(total["tensor_flops"], c.causal_flops)
     padding = padded_head_dim(c.head_dim) / c.head_dim
+    kernel_dim = kernel_head_dim(main["name"])
     # what the kernels write into L2 beyond their output, and the share of it their local-memory stores
     # (register spills, counted before L1 keeps any of them) could make up at the most
     l2_surplus = None if total["l2_write_bytes"] is None else total["l2_write_bytes"] - c.tensor_bytes
@@ -255,6 +263,13 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "tensor_flops_per_causal": per_causal,
         "surplus_band_tokens": _band(per_causal, c.seq_len),
         "padded_surplus_band_tokens": _band(None if per_causal is None else per_causal / padding, c.seq_len),
+        # the head dimension a kernel is built for, where its name says it (flash's kernel traits: 96 for
+        # 80), and its surplus over the triangle at that head dimension
+        "kernel_head_dim": kernel_dim,
+        "kernel_head_dim_padding": None if kernel_dim is None else kernel_dim / c.head_dim,
+        "kernel_padded_surplus_band_tokens": None
+        if kernel_dim is None or per_causal is None
+        else _band(per_causal * c.head_dim / kernel_dim, c.seq_len),
         "l2_write_surplus_bytes": l2_surplus,
         "l2_surplus_spill_share": None
         if l2_surplus is None or l2_surplus <= 0

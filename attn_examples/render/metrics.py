@@ -68,7 +68,8 @@ A key names one raw value:
   the diagonal, in tokens, and padded_surplus_band_tokens, the same over the triangle at head_dim_padded;
   busy_tensor_tflops, Tensor Core FLOPs per second of busy tensor pipe; l2_write_surplus_bytes, L2 writes
   beyond the output, and l2_surplus_spill_share, the local-memory stores over them;
-  hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
+  kernel_head_dim, the head dimension the main kernel is compiled for where its name says it, and
+  kernel_padded_surplus_band_tokens, the surplus band at that head dimension; hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
