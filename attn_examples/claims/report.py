@@ -82,7 +82,10 @@ _VERDICT_WORD = {"pass": "holds", "fail": "fails", "unsure": "unsure", "n/a": "n
 def claim_measured(verdict: claims.Verdict, lang: str = "en") -> str:
     if verdict.measured is None:
         return "–"
-    return format_metric(verdict.claim.metric, verdict.measured, lang)
+    shown = format_metric(verdict.claim.metric, verdict.measured, lang)
+    if isinstance(verdict.measured, bool):  # name what is yes or no: "available: yes" beside "refuses"
+        return f"{verdict.claim.metric.rsplit('.', 1)[-1]}: {shown}"
+    return shown
 
 
 def claim_expected(claim: claims.Claim, lang: str) -> str:
