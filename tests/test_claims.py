@@ -785,6 +785,11 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
             m["gpu__time_duration.sum"] /= factor
         data["ceilings"]["copy_gbps"] /= factor
         return None
+    if field == "tensor_busy_pct":  # the roles' Tensor Core busy share: 10 points more, or none
+        for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
+            name = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+            m[name] = m[name] + 10.0 if up else 0.0
+        return None
     if field == "fp32_roof_share":  # the roles' FP32 FLOPs over their time, over the FP32 matmul roof
         for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
             for name in _FP32_OPS:

@@ -72,7 +72,8 @@ A key names one raw value:
   kernel_padded_surplus_band_tokens, the surplus band at that head dimension; hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
-  `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
+  `counters.<variant>.tensor_busy_pct[<roles>]` (the share of those kernels' time their Tensor Core pipe
+  is busy), `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
   ceilings.fp32_matmul_tflops),
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass;
   `ceilings.<field of Ceilings>`: the roofline's measured roofs
@@ -559,8 +560,12 @@ def _counters_role_share(snap: Snapshot, variant_id: str, roles: str, field: str
 
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
-    amount = "dram_bytes" if field == "bandwidth_share" else "fp32_flops"
     rows = [r for r in hardware.kernel_rows(snap, variant_id) if re.fullmatch(roles, views.kernel_role(r["name"]))]
+    if field == "tensor_busy_pct":  # the share of their time the Tensor Core pipe is busy, time-weighted
+        if not rows or any(r["tensor_busy_pct"] is None or not r["duration_us"] for r in rows):
+            raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with a Tensor Core busy share in the counters")
+        return sum(r["tensor_busy_pct"] * r["duration_us"] for r in rows) / sum(r["duration_us"] for r in rows)
+    amount = "dram_bytes" if field == "bandwidth_share" else "fp32_flops"
     if not rows or any(r[amount] is None or not r["duration_us"] for r in rows):
         raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with {amount} and a duration in the counters")
     rate = sum(r[amount] for r in rows) / (sum(r["duration_us"] for r in rows) * 1e-6)
@@ -656,7 +661,7 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _training_metric(snap, parts[1:])
     elif parts[0] == "occupancy" and arg is None:
         return _occupancy_metric(snap, parts[1:])
-    elif parts[0] == "counters" and len(parts) == 3 and parts[2] in ("bandwidth_share", "fp32_roof_share") and arg:
+    elif parts[0] == "counters" and len(parts) == 3 and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct") and arg:
         return _counters_role_share(snap, parts[1], arg, parts[2])
     elif parts[0] == "counters" and arg is None:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
