@@ -661,7 +661,12 @@ def metric(snap: Snapshot, key: str) -> Any:
         return _training_metric(snap, parts[1:])
     elif parts[0] == "occupancy" and arg is None:
         return _occupancy_metric(snap, parts[1:])
-    elif parts[0] == "counters" and len(parts) == 3 and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct") and arg:
+    elif (
+        parts[0] == "counters"
+        and len(parts) == 3
+        and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct")
+        and arg
+    ):
         return _counters_role_share(snap, parts[1], arg, parts[2])
     elif parts[0] == "counters" and arg is None:
         return _counters_metric(snap, [_winner(snap, x) if i < 3 else x for i, x in enumerate(parts[1:])])
