@@ -168,14 +168,15 @@ class BuildMeasurement:
             if isinstance(kinds, frozenset) and len(kinds) > 1:
                 words = [REGIME_WORDS[lang][k] for k in regime.KINDS if k in kinds]
                 return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
-            if metrics.metric(self.snapshot, key) in ("memory", "compute"):  # a side of the roofline, and
-                # how close to that roof: a forward far below it is held by neither bandwidth nor arithmetic
+            side = metrics.metric(self.snapshot, key)
+            if side in ("memory", "compute"):  # a side of the roofline, with how close it comes to that roof:
+                # under half of it (regime.ROOF_NEAR) the words name only the side, not what holds it back
                 variant = key.split(".")[0]
                 share = metrics.metric(self.snapshot, f"{variant}.roof_share")
-                near = isinstance(share, float) and share >= regime.ROOF_NEAR  # else only its side
+                near = isinstance(share, float) and share >= regime.ROOF_NEAR
                 return t(lang, "regime_roof" if near else "regime_side").format(
                     regime=render.value(self.snapshot, key, self.live, lang, self.reused, self.given),
-                    side=t(lang, f"side_{metrics.metric(self.snapshot, key)}"),
+                    side=t(lang, f"side_{side}"),
                     share=self.value(f"{variant}.roof_share", lang),
                 )
         return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
