@@ -256,9 +256,9 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "dram_read_per_qkv": _div(total["dram_read_bytes"], 3 * c.tensor_bytes),
         "dram_write_per_output": _div(total["dram_write_bytes"], c.tensor_bytes),
         "l2_write_per_output": _div(total["l2_write_bytes"], c.tensor_bytes),
-        # what reaches HBM of what the kernels write into L2, within each replay: a write still in L2
-        # when the kernel ends is never counted, so under one the HBM bytes (and the shares and sides
-        # built on them) leave out part of what the kernels write
+        # what reaches HBM of what the kernels write into L2, within each replay: a write that stays in L2
+        # (rewritten there, or still there when the kernel ends) is never counted, so under one the HBM
+        # bytes (and the shares and sides built on them) may leave out part of what the kernels write
         "hbm_write_share": _div(total["dram_write_bytes"], total["l2_write_bytes"]),
         "tensor_flops_per_causal": per_causal,
         "surplus_band_tokens": _band(per_causal, c.seq_len),
