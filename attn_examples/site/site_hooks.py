@@ -31,12 +31,19 @@ And one page is written from the nav: the site map (``site-map.md`` in each lang
 marker ``<!-- site-map -->``, which :func:`on_page_markdown` replaces with every section and page
 of this language's nav, titles as translated (:func:`on_nav` runs after i18n's), as Markdown links
 that MkDocs then resolves and checks like any other. ``mkdocs.yml``'s nav stays the one list.
+
+And one request less per language and page: Material's JavaScript fetches ``sitemap.xml`` beside
+every ``<link rel="alternate">`` of the head, expecting each to be a language's root; i18n points
+them at the same page in the other language, so every page load asked for ``<page>/sitemap.xml``
+twice and got two 404s. :func:`on_post_page` drops those head links; the language selector's
+``<a hreflang>`` links, which readers use, are untouched (tests/test_browser.py follows them).
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -209,3 +216,22 @@ def on_page_markdown(markdown: str, page: Any, config: MkDocsConfig, files: File
     if SITE_MAP_MARKER not in markdown or _NavState.nav is None:
         return markdown
     return markdown.replace(SITE_MAP_MARKER, site_map(_NavState.nav, page.file.src_uri))
+
+
+_HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
+
+
+# The heading anchors' title is Python-Markdown's toc option, one for every language.
+_PERMALINK_TITLES = {"zh-TW": "永久連結"}
+
+
+def on_post_page(output: str, page: Any, config: MkDocsConfig) -> str:
+    """The page without the head's language alternates (see the module's docstring), its heading
+    anchors titled in the page's language."""
+    head_end = output.find("</head>")
+    if head_end >= 0:
+        output = _HEAD_ALTERNATE.sub("", output[:head_end]) + output[head_end:]
+    title = _PERMALINK_TITLES.get(str(config.theme.get("language") or ""))
+    if title:
+        output = re.sub(r'(<a class="headerlink" href="[^"]*") title="Permanent link"', rf'\1 title="{title}"', output)
+    return output
