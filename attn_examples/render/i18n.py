@@ -405,7 +405,7 @@ TEXT: dict[str, dict[str, str]] = {
         "verdict": "判定",
         "holds": "成立",
         "fails": "不成立",
-        "not_applicable": "不適用於此裝置",
+        "not_applicable": "不適用於這次量測",
         "unsure": "無法判定：區間跨過了主張的界線",
         "drift_no_baseline_title": "沒有可比對的基準",
         "drift_no_baseline": "這類裝置沒有已提交的快照（{slug}），所以這次量測只受各項主張檢驗。"

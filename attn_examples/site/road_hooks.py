@@ -70,7 +70,7 @@ def road_line(lang: str, minutes: int, position: tuple[str, int, int] | None) ->
     else:
         section, n, total = position
         text = _ROAD.get(lang, _ROAD["en"]).format(section=section, n=n, total=total, minutes=minutes)
-    return f'<p class="attn-road" data-search-exclude>{html_lib.escape(text)}</p>'
+    return f'<p class="attn-road" data-search-exclude data-rests-on="general">{html_lib.escape(text)}</p>'
 
 
 @mkdocs.plugins.event_priority(-110)  # after i18n's on_nav (-100) translated the titles
