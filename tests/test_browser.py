@@ -261,6 +261,24 @@ _LAYOUT_JS = """(minText) => {
     }
     if (smallest < minText) problems.push(`figure ${i + 1} has text at ${smallest.toFixed(1)} px`);
   }
+  // a header whose Chinese breaks leaving one character alone on a line (時 / 間)
+  for (const cell of document.querySelectorAll(".attn-table th")) {
+    if (!cell.offsetWidth || !/[\u4e00-\u9fff]/.test(cell.textContent)) continue;
+    const lines = new Map();
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let k = 0; k < node.length; k++) {
+        const range = document.createRange(); range.setStart(node, k); range.setEnd(node, k + 1);
+        const rect = range.getBoundingClientRect();
+        if (!rect.height) continue;
+        const top = Math.round(rect.top);
+        lines.set(top, (lines.get(top) || "") + node.data[k]);
+      }
+    }
+    for (const line of lines.values())
+      if (lines.size > 1 && /^[\u4e00-\u9fff]$/.test(line.trim()))
+        problems.push(`"${cell.textContent}" leaves ${line.trim()} alone on a line`);
+  }
   return problems;
 }"""
 
@@ -533,4 +551,49 @@ def test_a_statements_mark_opens_what_it_rests_on_and_stays_on_screen(server: st
     page.mouse.click(2, 2)
     assert not pop.is_visible()
     assert not errors and not outside
+    context.close()
+
+
+def test_the_layout_check_catches_a_chinese_header_that_leaves_a_character_alone(
+    built: Built, browser, tmp_path: Path
+) -> None:
+    """The check above, on a copy of the Chinese overview with its word breaks taken out: the browser
+    then breaks its summary table's headers anywhere, and one leaves a character alone."""
+    copy = tmp_path / "site"
+    shutil.copytree(built.site, copy, ignore=shutil.ignore_patterns("traces", "snapshots"))
+    page = copy / "zh-TW" / "index.html"
+    text = page.read_text(encoding="utf-8").replace("<wbr>", "").replace("&nbsp;", " ")
+    text = text.replace("</head>", "<style>.md-typeset .attn-table th{word-break:normal!important}</style></head>")
+    page.write_text(text, encoding="utf-8")
+    handler = functools.partial(_QuietHandler, directory=str(copy))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        problems = _layout_problems(browser, f"http://127.0.0.1:{httpd.server_address[1]}", "/zh-TW/", *WIDTHS["phone"])
+    finally:
+        httpd.shutdown()
+    assert any("alone on a line" in p for p in problems), problems
+
+
+def test_open_in_perfetto_gives_up_with_a_message_when_perfetto_never_answers(server: str, browser) -> None:
+    """A Perfetto tab that never answers PONG (offline, say): after 30 s of pings the status says so
+    instead of "Opening…" for ever. The page's clock is run forward; no half minute is waited."""
+
+    def silent(context) -> None:
+        context.route(
+            "https://ui.perfetto.dev/**",
+            lambda route: route.fulfill(status=200, content_type="text/html", body="<!doctype html><title>x</title>"),
+        )
+
+    context, page, errors, _ = _visit(browser, server, "/flash/", viewport=WIDTHS["desktop"], before=silent)
+    page.clock.install()
+    trace = page.locator("figure.attn-timeline + p.attn-trace").first
+    button = trace.locator("button.attn-perfetto")
+    with context.expect_page():
+        button.click()
+    status = trace.locator(".attn-perfetto-status")
+    status.filter(has_text=button.get_attribute("data-opening")).wait_for(timeout=5000)
+    page.clock.run_for(31_000)
+    status.filter(has_text=button.get_attribute("data-silent")).wait_for(timeout=5000)
+    assert not errors
     context.close()

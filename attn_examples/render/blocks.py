@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple
 
 from markupsafe import Markup, escape
 
-from attn_examples.render import article, metrics, prose, templating, views
+from attn_examples.render import article, cjk, metrics, prose, templating, views
 from attn_examples.render.i18n import t, title
 from attn_examples.render.views import short_kernel_name
 from attn_examples.snapshot.schema import Snapshot, SnapshotError
@@ -162,6 +162,11 @@ def html_table(
 
     columns = range(max([len(headers)] + [len(row) for row in rows]))
     th, td = [classes(i, "th") for i in columns], [classes(i, "td") for i in columns]
+    if lang != "en":  # a Chinese header breaks between words only (never leaves 時 / 間 apart)
+        headers = [h if isinstance(h, Markup) else cjk.words(h) for h in headers]
+        group = [
+            (label if isinstance(label, Markup) else cjk.words(label), span) for label, span in group or []
+        ] or None
     folded = bool(extra or narrow)
     return templating.render(
         "table.html.j2",
@@ -423,7 +428,7 @@ def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
         trace_title=f"{title(lang, variant_id)} · {snap.provenance.device_name}",
         file=name,
         # what the button says while it works (docs/javascripts/timeline.js reads them)
-        messages={key: t(lang, f"perfetto_{key}") for key in ("opening", "sent", "blocked", "failed")},
+        messages={key: t(lang, f"perfetto_{key}") for key in ("opening", "sent", "blocked", "failed", "silent")},
     )
 
 

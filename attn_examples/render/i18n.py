@@ -289,6 +289,8 @@ TEXT: dict[str, dict[str, str]] = {
         "perfetto_sent": "Trace handed to Perfetto.",
         "perfetto_blocked": "The browser blocked the new tab: allow pop-ups for this site, then click again.",
         "perfetto_failed": "Could not read the trace file.",
+        "perfetto_silent": "Perfetto did not answer within 30 s (offline, or its tab closed): download the trace and "
+        "open it at ui.perfetto.dev.",
     },
     "zh-TW": {
         "take_kernels": "每次 forward 的 GPU 活動最少 {n} 個（{low}），最多 {m} 個（{high}）。",
@@ -561,6 +563,7 @@ TEXT: dict[str, dict[str, str]] = {
         "perfetto_sent": "已把 trace 交給 Perfetto。",
         "perfetto_blocked": "瀏覽器擋下了新分頁：請允許本站開啟快顯視窗，再按一次。",
         "perfetto_failed": "無法讀取 trace 檔。",
+        "perfetto_silent": "Perfetto 在 30 秒內沒有回應（可能離線，或分頁已關閉）：請下載 trace，再到 ui.perfetto.dev 開啟。",
     },
 }
 

@@ -460,14 +460,15 @@
           buffer: buffer,
           title: button.getAttribute("data-trace-title") || "trace",
           fileName: button.getAttribute("data-file") || "trace.json.gz"
-        }, function () { say("sent"); });
+        }, function () { say("sent"); }, function () { say("silent"); });
       }).catch(function () { say("failed"); });
     });
   }
 
   // Perfetto's deep-linking protocol: its message channel is not buffered, so ping the new tab until
-  // it answers PONG, then post the trace once, to Perfetto's origin only.
-  function handOver(win, trace, done) {
+  // it answers PONG, then post the trace once, to Perfetto's origin only. No answer in 30 s (offline,
+  // the tab closed): give up and say so.
+  function handOver(win, trace, done, silent) {
     var tries = 0;
     var timer = null;
     function onMessage(ev) {
@@ -482,7 +483,7 @@
     }
     window.addEventListener("message", onMessage);
     timer = window.setInterval(function () {
-      if (win.closed || ++tries > 600) { stop(); return; }   // 600 pings, 100 ms apart: one minute
+      if (win.closed || ++tries > 300) { stop(); silent(); return; }   // 300 pings, 100 ms apart
       win.postMessage("PING", PERFETTO);
     }, 100);
   }
