@@ -592,8 +592,10 @@ def test_open_in_perfetto_gives_up_with_a_message_when_perfetto_never_answers(se
     with context.expect_page():
         button.click()
     status = trace.locator(".attn-perfetto-status")
-    status.filter(has_text=button.get_attribute("data-opening")).wait_for(timeout=5000)
+    opening, silent_text = button.get_attribute("data-opening"), button.get_attribute("data-silent")
+    assert opening and silent_text
+    status.filter(has_text=opening).wait_for(timeout=5000)
     page.clock.run_for(31_000)
-    status.filter(has_text=button.get_attribute("data-silent")).wait_for(timeout=5000)
+    status.filter(has_text=silent_text).wait_for(timeout=5000)
     assert not errors
     context.close()
