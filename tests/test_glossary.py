@@ -47,3 +47,29 @@ def test_chinese_text_uses_one_taiwanese_term_per_concept(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     found = [(word, instead) for word, instead in AVOID.items() if re.search(word, text)]
     assert not found, f"{path.name}: " + "; ".join(f"{w!r} -> {i}" for w, i in found)
+
+
+def test_each_glossary_term_is_the_word_its_page_uses() -> None:
+    """The glossary's Chinese term is written on the Chinese page it points to, and its English on the
+    English one: the glossary names the site's words, not other ones."""
+    from attn_examples.render.glossary import TERMS
+
+    missing = []
+    for term in TERMS:
+        if term.zh not in (REPO / "docs" / "zh-TW" / term.page).read_text(encoding="utf-8"):
+            missing.append(f"{term.zh} not on zh-TW/{term.page}")
+        if term.en.lower() not in (REPO / "docs" / "en" / term.page).read_text(encoding="utf-8").lower():
+            missing.append(f"{term.en} not on en/{term.page}")
+    assert not missing, missing
+
+
+def test_the_glossary_page_lists_every_term_in_both_languages() -> None:
+    from attn_examples.render.glossary import TERMS
+    from attn_examples.site.build import en, zh_TW
+
+    for page in (en, zh_TW):
+        table = page.glossary()
+        for term in TERMS:
+            assert f"**{term.en}**" in table or f"**{term.zh}**（{term.en}）" in table, (page.lang, term.en)
+            assert term.zh in table, (page.lang, term.zh)
+        assert table.count("](../") == len(TERMS)

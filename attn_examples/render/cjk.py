@@ -16,27 +16,13 @@ from collections.abc import Callable
 
 from markupsafe import Markup, escape
 
+from attn_examples.render import glossary
+
 _CJK = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
 _HAS_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
-# The site's terms, kept whole (jieba's dictionary is mostly Simplified Chinese and splits some).
-TERMS = (
-    "佔用率",
-    "暫存器",
-    "記憶體",
-    "共享記憶體",
-    "執行緒",
-    "對角線",
-    "手寫版",
-    "理論值",
-    "主機端",
-    "裝置時間",
-    "主機時間",
-    "峰值",
-    "實作",
-    "位元組",
-    "頻寬",
-)
+# Words jieba's dictionary (mostly Simplified Chinese) splits, kept whole besides the glossary's terms.
+_WORDS = ("手寫版", "理論值", "主機端", "峰值", "實作", "位元組", "頻寬", "對角線", "記憶體")
 
 
 @functools.cache
@@ -46,8 +32,8 @@ def _segmenter() -> Callable[[str], list[str]] | None:
     except ImportError:
         return None
     jieba.setLogLevel(logging.WARNING)
-    for term in TERMS:
-        jieba.add_word(term)
+    for word in (*glossary.zh_terms(), *_WORDS):
+        jieba.add_word(word)
     return lambda text: list(jieba.cut(text))
 
 

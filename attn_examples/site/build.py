@@ -549,6 +549,19 @@ class Page:
         lines = [f"attn-examples {name:<9} # {summary}" for name, summary in cli.subcommands()]
         return str(Markup('<div class="highlight"><pre><code>{}</code></pre></div>').format("\n".join(lines)))
 
+    def glossary(self) -> str:
+        """The site's terms in both languages, each linking the page where it matters (titled as the
+        nav of this language titles it)."""
+        from attn_examples.render import evidence, glossary
+
+        general = evidence.token([evidence.GENERAL])  # a definition is true whatever was measured
+
+        def href(page: str) -> str:  # from <lang>/glossary/ (MkDocs' directory URLs)
+            return "../" if page == "index.md" else f"../{Path(page).stem}/"
+
+        lines = glossary.markdown(self.lang, nav_titles(self.lang), href).splitlines()
+        return "\n".join(line + general for line in lines) + "\n"
+
     def drift(self) -> str:
         """This build's measurement against the committed baseline of its device class."""
         m = self._m()
@@ -630,6 +643,43 @@ class Page:
         return self._with_provenance(
             figures.figure_html(snap, name, self.lang) + render.counters_source(snap, self.lang)
         ) + render.counters_command(snap, self.lang)
+
+
+class _NavLoader:
+    """mkdocs.yml read for its nav only: its tags (!ENV, !!python/…) become None."""
+
+    @staticmethod
+    def load(text: str) -> dict:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            pass
+
+        Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+        return yaml.load(text, Loader=Loader) or {}
+
+
+def nav_titles(lang: str) -> dict[str, str]:
+    """Page file -> its nav title in `lang` (mkdocs.yml's nav, translated by i18n's nav_translations)."""
+    config = _NavLoader.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    translations: dict[str, str] = {}
+    for plugin in config.get("plugins", []):
+        if isinstance(plugin, dict) and "i18n" in plugin:
+            for language in plugin["i18n"].get("languages", []):
+                if language.get("locale") == lang:
+                    translations = language.get("nav_translations", {}) or {}
+    titles: dict[str, str] = {}
+
+    def walk(items: list) -> None:
+        for item in items:
+            for title, value in item.items():
+                if isinstance(value, list):
+                    walk(value)
+                else:
+                    titles[value] = translations.get(title, title)
+
+    walk(config.get("nav", []))
+    return titles
 
 
 en = Page("en")

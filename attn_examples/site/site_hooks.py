@@ -223,15 +223,18 @@ _HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang
 
 # The heading anchors' title is Python-Markdown's toc option, one for every language.
 _PERMALINK_TITLES = {"zh-TW": "永久連結"}
+# Chinese emphasis is dots under the characters (docs/stylesheets/attn.css); a Latin word keeps italics.
+_LATIN_EM = re.compile(r"<em>(?=[^<]*</em>)(?![^<]*[\u3400-\u9fff])")
 
 
 def on_post_page(output: str, page: Any, config: MkDocsConfig) -> str:
     """The page without the head's language alternates (see the module's docstring), its heading
-    anchors titled in the page's language."""
+    anchors titled in the page's language, and on a Chinese page its emphasised Latin words marked."""
     head_end = output.find("</head>")
     if head_end >= 0:
         output = _HEAD_ALTERNATE.sub("", output[:head_end]) + output[head_end:]
     title = _PERMALINK_TITLES.get(str(config.theme.get("language") or ""))
     if title:
         output = re.sub(r'(<a class="headerlink" href="[^"]*") title="Permanent link"', rf'\1 title="{title}"', output)
+        output = _LATIN_EM.sub('<em class="attn-latin">', output)
     return output
