@@ -216,6 +216,31 @@ def test_a_claim_shown_undecided_needs_its_undecided_words():
     assert _problems(honest, "cpu-float32") == []
 
 
+# cuDNN's host cost: "1.53× (95%: 0.67×–2.40×)? as much, an interval that reaches across the line of a
+# clear gap: this measurement cannot decide" named the 1.5× line only, where the interval reached below
+# 1× too (and "1.05×✗ as much, short of the clear gap" where 0.99× was in it): whether cuDNN costs the
+# host more at all was undecided as well. A weaker claim on the same ratio, undecided, is said so.
+CLEAR_GAP_ONLY = (
+    "cuDNN costs the host {{ claim.cudnn-host-repeat-clear-gap }} what flash's costs"
+    "{% if unsure cudnn-host-repeat-clear-gap %}, across the line of a clear gap{% endif %}.\n"
+)
+
+
+def test_a_weaker_claim_on_the_same_ratio_left_undecided_is_said_so():
+    for snapshot in ("nvidia-h200-float16", "nvidia-h200-b1-h8-s512"):  # both lines crossed; the clear gap failed
+        found = _problems(CLEAR_GAP_ONLY, snapshot)
+        assert any("weaker 'cudnn-host-repeat-above-flash'" in p for p in found), snapshot
+        honest = CLEAR_GAP_ONLY.replace(
+            "{% endif %}", "{% endif %}{% if unsure cudnn-host-repeat-above-flash %}, and more at all{% endif %}"
+        )
+        assert _problems(honest, snapshot) == [], snapshot
+    assert _problems(CLEAR_GAP_ONLY, "nvidia-h200") == []  # the direction held there
+    claims = {v.claim.id: v.claim for v in _measurement("nvidia-h200").verdicts.values()}
+    gap, above = claims["cudnn-host-repeat-clear-gap"], claims["cudnn-host-repeat-above-flash"]
+    assert rules.weaker(gap, above) and not rules.weaker(above, gap)
+    assert not rules.weaker(claims["math-slowdown"], claims["math-slowdown-below-article"])  # the other way
+
+
 # Occupancy: "That reading is wrong" about a zero that was honest, a grid of one or two blocks.
 READING_WRONG = (
     "{% if holds cudnn-zero-occupancy-reading %}\nThat reading is wrong: the kernel keeps warps resident. "
