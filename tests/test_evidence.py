@@ -345,3 +345,35 @@ def test_the_space_before_an_inline_branch_stays():
     out = prose.render(source, _Facts({"a": "pass", "b": "pass"}), str, evidence_tokens=True)
     html, _ = evidence.attach(_html(out))
     assert "That reading is wrong: see. Done." in html
+
+
+# "only 6.3%✗ reaches HBM", "The GPU runs 2✗ kernels where the article saw one": a ✗ on a value the
+# sentence itself says falls short of its claim read as "this value is wrong". Where the text says the
+# claim fails, the value is asked for as `claim.x.denied` and its mark says the sentence is borne out.
+def test_a_value_the_sentence_says_fails_its_claim_is_marked_as_borne_out():
+    facts = _Facts({"x": "fail", "y": "fail", "z": "pass"})
+    source = (
+        "Only {{ claim.x }} reaches HBM{% if fails x %}, a floor{% endif %}.\n\n"  # before the branch, same paragraph
+        "{% if holds x %}\nMost, {{ claim.x }}.\n{% else %}\nFew, {{ claim.x }}.\n{% endif %}\n\n"  # else of holds
+        "Listed: {{ claim.x }} and {{ claim.y }}{% if fails x or fails y %}: floors{% endif %}.\n\n"  # either: neutral
+        "{% if fails x and holds z %}\nBelow, {{ claim.x }}; {{ claim.z }}.\n{% endif %}\n\n"
+        "Next paragraph: {{ claim.x }}.\n"
+    )
+    out = prose.render(source, facts, lambda key: f"[{key}]")
+    assert "Only [claim.x.denied] reaches HBM, a floor." in out
+    assert "Few, [claim.x.denied]." in out
+    assert "Listed: [claim.x] and [claim.y]: floors." in out
+    assert "Below, [claim.x.denied]; [claim.z]." in out
+    assert "Next paragraph: [claim.x]." in out
+    tokens = prose.render("{% if fails x %}\nFew, {{ claim.x }}.\n{% endif %}\n", facts, str, evidence_tokens=True)
+    assert any("shows x" in items for items in _items(tokens))
+    # on a measurement: naive's written share at the tiny shape, where almost nothing reaches HBM
+    page = pages.render_page(
+        (REPO / "docs" / "en" / "naive.md").read_text(encoding="utf-8"),
+        _measurement("nvidia-h200-b1-h2-s128"),
+        "en",
+        "en/naive.md",
+    )
+    shown = re.search(r'<span class="attn-claim attn-claim-denied" title="([^"]*)">0%<sup>(.)</sup>', page)
+    assert shown and shown.group(2) == "✓" and shown.group(1).endswith("not observed here, as the sentence says")
+    assert "<sup>✗</sup>" not in page.split("reaches HBM within their replays")[0].rsplit("\n\n", 1)[-1]

@@ -169,7 +169,11 @@ def _weaker_problems(items: list[str], verdicts: Mapping[str, claims.Verdict], q
         if verdict is None or verdict.status == "n/a":
             continue
         for other in verdicts.values():
-            if other.status == "unsure" and weaker(verdict.claim, other.claim) and not _says_undecided(items, other.claim.id):
+            if (
+                other.status == "unsure"
+                and weaker(verdict.claim, other.claim)
+                and not _says_undecided(items, other.claim.id)
+            ):
                 found.append(
                     f"{quote} speaks of claim {claim_id!r}, but the weaker {other.claim.id!r} on the same measure "
                     f"is undecided here ({report.claim_interval(other, 'en')}): say so, with "
