@@ -12,7 +12,15 @@ from markupsafe import Markup, escape
 
 from attn_examples.claims import check as claims
 from attn_examples.render import prose, templating
-from attn_examples.render.blocks import breakable, confidence_words, format_metric, html_table, join_words, quoted
+from attn_examples.render.blocks import (
+    breakable,
+    confidence_words,
+    format_interval,
+    format_metric,
+    html_table,
+    join_words,
+    quoted,
+)
 from attn_examples.render.i18n import t
 
 
@@ -120,8 +128,7 @@ def claim_interval(verdict: claims.Verdict, lang: str) -> str:
 
     spread = verdict.plausible
     if isinstance(spread, Interval):
-        low, high = (format_metric(verdict.claim.metric, x, lang).strip("`") for x in (spread.low, spread.high))
-        return f"{low}–{high}"
+        return format_interval(verdict.claim.metric, spread.low, spread.high, lang)
     if isinstance(spread, frozenset):
         shown = [format_metric(verdict.claim.metric, x, lang).strip("`") for x in sorted(spread, key=str)]
         return join_words(shown, lang, "or" if lang == "en" else "或")
