@@ -216,6 +216,31 @@ def test_a_claim_shown_undecided_needs_its_undecided_words():
     assert _problems(honest, "cpu-float32") == []
 
 
+# cuDNN's host cost: "1.53× (95%: 0.67×–2.40×)? as much, an interval that reaches across the line of a
+# clear gap: this measurement cannot decide" named the 1.5× line only, where the interval reached below
+# 1× too (and "1.05×✗ as much, short of the clear gap" where 0.99× was in it): whether cuDNN costs the
+# host more at all was undecided as well. A weaker claim on the same ratio, undecided, is said so.
+CLEAR_GAP_ONLY = (
+    "cuDNN costs the host {{ claim.cudnn-host-repeat-clear-gap }} what flash's costs"
+    "{% if unsure cudnn-host-repeat-clear-gap %}, across the line of a clear gap{% endif %}.\n"
+)
+
+
+def test_a_weaker_claim_on_the_same_ratio_left_undecided_is_said_so():
+    for snapshot in ("nvidia-h200-float16", "nvidia-h200-b1-h8-s512"):  # both lines crossed; the clear gap failed
+        found = _problems(CLEAR_GAP_ONLY, snapshot)
+        assert any("weaker 'cudnn-host-repeat-above-flash'" in p for p in found), snapshot
+        honest = CLEAR_GAP_ONLY.replace(
+            "{% endif %}", "{% endif %}{% if unsure cudnn-host-repeat-above-flash %}, and more at all{% endif %}"
+        )
+        assert _problems(honest, snapshot) == [], snapshot
+    assert _problems(CLEAR_GAP_ONLY, "nvidia-h200") == []  # the direction held there
+    claims = {v.claim.id: v.claim for v in _measurement("nvidia-h200").verdicts.values()}
+    gap, above = claims["cudnn-host-repeat-clear-gap"], claims["cudnn-host-repeat-above-flash"]
+    assert rules.weaker(gap, above) and not rules.weaker(above, gap)
+    assert not rules.weaker(claims["math-slowdown"], claims["math-slowdown-below-article"])  # the other way
+
+
 # Occupancy: "That reading is wrong" about a zero that was honest, a grid of one or two blocks.
 READING_WRONG = (
     "{% if holds cudnn-zero-occupancy-reading %}\nThat reading is wrong: the kernel keeps warps resident. "
@@ -320,3 +345,35 @@ def test_the_space_before_an_inline_branch_stays():
     out = prose.render(source, _Facts({"a": "pass", "b": "pass"}), str, evidence_tokens=True)
     html, _ = evidence.attach(_html(out))
     assert "That reading is wrong: see. Done." in html
+
+
+# "only 6.3%✗ reaches HBM", "The GPU runs 2✗ kernels where the article saw one": a ✗ on a value the
+# sentence itself says falls short of its claim read as "this value is wrong". Where the text says the
+# claim fails, the value is asked for as `claim.x.denied` and its mark says the sentence is borne out.
+def test_a_value_the_sentence_says_fails_its_claim_is_marked_as_borne_out():
+    facts = _Facts({"x": "fail", "y": "fail", "z": "pass"})
+    source = (
+        "Only {{ claim.x }} reaches HBM{% if fails x %}, a floor{% endif %}.\n\n"  # before the branch, same paragraph
+        "{% if holds x %}\nMost, {{ claim.x }}.\n{% else %}\nFew, {{ claim.x }}.\n{% endif %}\n\n"  # else of holds
+        "Listed: {{ claim.x }} and {{ claim.y }}{% if fails x or fails y %}: floors{% endif %}.\n\n"  # either: neutral
+        "{% if fails x and holds z %}\nBelow, {{ claim.x }}; {{ claim.z }}.\n{% endif %}\n\n"
+        "Next paragraph: {{ claim.x }}.\n"
+    )
+    out = prose.render(source, facts, lambda key: f"[{key}]")
+    assert "Only [claim.x.denied] reaches HBM, a floor." in out
+    assert "Few, [claim.x.denied]." in out
+    assert "Listed: [claim.x] and [claim.y]: floors." in out
+    assert "Below, [claim.x.denied]; [claim.z]." in out
+    assert "Next paragraph: [claim.x]." in out
+    tokens = prose.render("{% if fails x %}\nFew, {{ claim.x }}.\n{% endif %}\n", facts, str, evidence_tokens=True)
+    assert any("shows x" in items for items in _items(tokens))
+    # on a measurement: naive's written share at the tiny shape, where almost nothing reaches HBM
+    page = pages.render_page(
+        (REPO / "docs" / "en" / "naive.md").read_text(encoding="utf-8"),
+        _measurement("nvidia-h200-b1-h2-s128"),
+        "en",
+        "en/naive.md",
+    )
+    shown = re.search(r'<span class="attn-claim attn-claim-denied" title="([^"]*)">0%<sup>(.)</sup>', page)
+    assert shown and shown.group(2) == "✓" and shown.group(1).endswith("not observed here, as the sentence says")
+    assert "<sup>✗</sup>" not in page.split("reaches HBM within their replays")[0].rsplit("\n\n", 1)[-1]

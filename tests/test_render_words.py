@@ -162,3 +162,14 @@ def test_a_baseline_of_another_configuration_says_what_a_reader_can_do() -> None
     zh = claims_report.drift_block(report, False, "nvidia-h200", "zh-TW")
     assert "--to snapshots/&lt;new folder&gt;</code>" in en and "獨立的快照" in zh
     assert en.count("<q ") == 1 and "accept" not in en.split("<q ", 1)[1].split("</q>", 1)[0]
+
+
+def test_an_intervals_ends_that_round_alike_get_more_digits():
+    """ "95% interval from the timing's blocks: 1.13×–1.13×" (1.131–1.134) read as no interval at all."""
+    from attn_examples.render.blocks import format_interval
+
+    assert format_interval("ratio.naive.naive_inplace.device_us", 1.1312, 1.1344) == "1.131×–1.134×"
+    assert format_interval("ratio.sdpa_math.naive_inplace.device_us", 3.7301, 3.7302) == "3.7301×–3.7302×"
+    assert format_interval("ratio.sdpa_cudnn.sdpa_flash.host_us", 0.67, 2.4) == "0.67×–2.40×"  # apart already
+    assert format_interval("naive.device_us", 1234.1, 1234.4) == "1,234.1 µs–1,234.4 µs"
+    assert format_interval("naive.device_us", 65.91, 65.94) == "65.91 µs–65.94 µs"

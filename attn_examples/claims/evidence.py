@@ -15,6 +15,10 @@ measurement's verdicts:
   `unsure x`; a decided value with its verdict mark is a statement of what was measured;
 - a statement in the `else` of a timed claim (`not holds x`) must not be taken where x is undecided:
   the else speaks for a claim that failed, and an undecided one did not; branch on `unsure x` first;
+- a statement that speaks of a timed claim (shows it, words it undecided, branches on it) where a
+  **weaker claim on the same measure** is undecided says so of that one too: "at least 1.5 times"
+  and "more at all" on one ratio are two lines, and an interval that crosses both leaves even the
+  direction open ("whether a clear gap, this measurement cannot decide" reads as "more, at least");
 - a **branch** rests on its conditions by construction; every item is still evaluated, so an item
   that names no claim or a condition false here is reported (a broken template, not a page).
 
@@ -71,6 +75,7 @@ def problems(
             found += _item_problems(item, items, verdicts, quote, evaluate)
             if item.startswith("ranks ") and snap is not None:
                 found += _ranking_problems(item[len("ranks ") :], items, snap, quote)
+        found += _weaker_problems(items, verdicts, quote)
     return found
 
 
@@ -132,6 +137,49 @@ def _item_problems(
         if not true:
             return [f"{quote} rests on {item!r}, which is false here"]
     return []
+
+
+_UP, _DOWN = (">", ">="), ("<", "<=")
+
+
+def weaker(claim: claims.Claim, other: claims.Claim) -> bool:
+    """`other` is a weaker claim than `claim` on the same timed measure: the same direction, a line
+    short of claim's (`> 1.0` beside `>= 1.5`), so that claim holding makes other hold."""
+    if other.id == claim.id or other.metric != claim.metric or not plausible.is_timed(claim.metric):
+        return False
+    a, b = claim.expected_value, other.expected_value
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)):
+        return False
+    if claim.relation in _UP and other.relation in _UP:
+        return b < a or (b == a and other.relation == ">=" and claim.relation == ">")
+    if claim.relation in _DOWN and other.relation in _DOWN:
+        return b > a or (b == a and other.relation == "<=" and claim.relation == "<")
+    return False
+
+
+def _weaker_problems(items: list[str], verdicts: Mapping[str, claims.Verdict], quote: str) -> list[str]:
+    """A statement that speaks of a timed claim, where a weaker one on the same measure is undecided,
+    says that one is undecided too."""
+    spoken = dict.fromkeys(
+        m.group(2) for item in items if not item.startswith("not ") for m in CLAIM_IN_ITEM.finditer(item)
+    )
+    found = []
+    for claim_id in spoken:
+        verdict = verdicts.get(claim_id)
+        if verdict is None or verdict.status == "n/a":
+            continue
+        for other in verdicts.values():
+            if (
+                other.status == "unsure"
+                and weaker(verdict.claim, other.claim)
+                and not _says_undecided(items, other.claim.id)
+            ):
+                found.append(
+                    f"{quote} speaks of claim {claim_id!r}, but the weaker {other.claim.id!r} on the same measure "
+                    f"is undecided here ({report.claim_interval(other, 'en')}): say so, with "
+                    f"{{{{ claim.{other.claim.id}.undecided }}}} or a branch on unsure {other.claim.id}"
+                )
+    return found
 
 
 def _status_words(verdict: claims.Verdict) -> str:

@@ -12,7 +12,15 @@ from markupsafe import Markup, escape
 
 from attn_examples.claims import check as claims
 from attn_examples.render import prose, templating
-from attn_examples.render.blocks import breakable, confidence_words, format_metric, html_table, join_words, quoted
+from attn_examples.render.blocks import (
+    breakable,
+    confidence_words,
+    format_interval,
+    format_metric,
+    html_table,
+    join_words,
+    quoted,
+)
 from attn_examples.render.i18n import t
 
 
@@ -120,8 +128,7 @@ def claim_interval(verdict: claims.Verdict, lang: str) -> str:
 
     spread = verdict.plausible
     if isinstance(spread, Interval):
-        low, high = (format_metric(verdict.claim.metric, x, lang).strip("`") for x in (spread.low, spread.high))
-        return f"{low}–{high}"
+        return format_interval(verdict.claim.metric, spread.low, spread.high, lang)
     if isinstance(spread, frozenset):
         shown = [format_metric(verdict.claim.metric, x, lang).strip("`") for x in sorted(spread, key=str)]
         return join_words(shown, lang, "or" if lang == "en" else "或")
@@ -160,16 +167,22 @@ class ClaimNotApplicable(KeyError):
         return str(self.args[0])
 
 
-def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
+def claim_inline(verdict: claims.Verdict, device: str, lang: str, denied: bool = False) -> str:
     """A claim cited in a sentence: the measured value, its verdict mark, the claim in a tooltip.
-    A claim that does not apply has no value to show: its sentence belongs in a branch."""
+    A claim that does not apply has no value to show: its sentence belongs in a branch.
+
+    The mark says whether the measurement bears out what the sentence says of the value: where the
+    sentence says the claim fails (`denied`, a branch on `fails x`: "only 6.3% reaches HBM") and it
+    fails, that is ✓, with the claim's own verdict in the tooltip; a ✗ there would read as "this value
+    is wrong". A ✗ is left for a value a sentence shows without saying which way its claim goes."""
     if verdict.status == "n/a":
         raise ClaimNotApplicable(
             f"claim {verdict.claim.id!r} does not apply to this measurement "
             f"({verdict.reason}): put its sentence inside "
             f"{{% if applies {verdict.claim.id} %}} … {{% endif %}}"
         )
-    word = t(lang, _verdict_word(verdict))
+    borne_out = denied and verdict.status == "fail"
+    word = t(lang, _verdict_word(verdict)) + (t(lang, "as_the_sentence_says") if borne_out else "")
     tip = t(lang, "claim_title").format(
         id=verdict.claim.id,
         expected=claim_expected(verdict.claim, lang),
@@ -187,7 +200,7 @@ def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
     value = claim_measured(verdict, lang)
     return templating.render(
         "claim_inline.html.j2",
-        status=verdict.status.replace("/", ""),
+        status="denied" if borne_out else verdict.status.replace("/", ""),
         tip=tip,
         is_name=value.startswith("`"),
         value=value.strip("`") if value.startswith("`") else value,
@@ -195,7 +208,7 @@ def claim_inline(verdict: claims.Verdict, device: str, lang: str) -> str:
         spread=gap + t(lang, "interval_inline").format(interval=interval, confidence=confidence_words())
         if verdict.status == "unsure"
         else "",
-        mark=_MARK[verdict.status],
+        mark=_MARK["pass" if borne_out else verdict.status],
     )
 
 

@@ -10,6 +10,7 @@ escapes its arguments the same way.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Set
 from typing import Any, Literal, NamedTuple
@@ -505,6 +506,31 @@ def fmt_shape(shape: tuple | list) -> str:
 
 
 DTYPE_WORDS = {"bfloat16": "bf16", "float16": "fp16", "float32": "FP32"}
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def format_interval(key: str, low: float, high: float, lang: str = "en") -> str:
+    """An interval's two ends ('1.41×–1.66×'), each formatted like the metric; where both round to the
+    same text ('1.13×–1.13×' for 1.131–1.134), with as many more digits as tell them apart."""
+    ends = [format_metric(key, x, lang).strip("`") for x in (low, high)]
+    if ends[0] != ends[1] or low == high:
+        return f"{ends[0]}–{ends[1]}"
+    found = _NUMBER.search(ends[0])
+    shown = float(found.group(0).replace(",", "")) if found else 0.0
+    if found is None or shown <= 0 or low <= 0 or high <= 0:
+        return f"{ends[0]}–{ends[1]}"
+    scale = 10 ** round(math.log10(shown / low))  # a share is shown in percent, a time in ms or µs
+    if abs(low * scale - shown) > 0.01 * shown:
+        return f"{ends[0]}–{ends[1]}"  # a scale that is no power of ten (bytes): left as it is
+    digits = len(found.group(1) or "")
+    comma = "," if "," in found.group(0) else ""
+    for more in range(digits + 1, digits + 5):
+        texts = [f"{x * scale:{comma}.{more}f}" for x in (low, high)]
+        if texts[0] != texts[1]:
+            break
+    return "–".join(ends[0][: found.start()] + text + ends[0][found.end() :] for text in texts)
 
 
 def format_metric(key: str, value: Any, lang: str = "en") -> str:

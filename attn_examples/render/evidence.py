@@ -37,7 +37,7 @@ TOKEN = re.compile(f"{OPEN}([^{CLOSE}]*){CLOSE}")
 # a token with the blanks before it, where blanks or the end of a line follow it: "done. {% general %}"
 # leaves "done."; a token between a word and the next ("is ⟦…⟧wrong") leaves its neighbours' space alone
 _SPACED_TOKEN = re.compile(f"[ \\t]*{OPEN}[^{CLOSE}]*{CLOSE}(?=[ \\t]|\\n|$|<|{OPEN})")
-CLAIM_KEY = re.compile(r"^claim\.([a-z0-9][a-z0-9\-]*)(?:\.(undecided|expected))?$")
+CLAIM_KEY = re.compile(r"^claim\.([a-z0-9][a-z0-9\-]*)(?:\.(undecided|expected|denied))?$")
 CLAIM_IN_ITEM = re.compile(r"\b(holds|fails|unsure|applies|shows|undecided|rests)\s+([a-z0-9][a-z0-9\-]*)")
 ATTRIBUTE = "data-rests-on"
 GENERAL = "general"
@@ -78,7 +78,7 @@ def claim_token(key: str) -> str:
     m = CLAIM_KEY.match(key)
     if m is None or m.group(2) == "expected":  # an expectation is the claim's words, not this measurement's
         return ""
-    return token([f"{'undecided' if m.group(2) else 'shows'} {m.group(1)}"])
+    return token([f"{'undecided' if m.group(2) == 'undecided' else 'shows'} {m.group(1)}"])
 
 
 def annotate(text: str, basis: tuple[str, ...]) -> str:

@@ -22,6 +22,9 @@ A page's Markdown holds two kinds of markers:
   looked at, so a value that exists in one branch only is asked for only there. `{{ key | noun }}`
   writes a count with its noun in agreement ("1 kernel", "3 kernels"; 「3 個 kernel」:
   `attn_examples.render.i18n.NOUNS`).
+- A claim shown where the text says it fails (`{{ claim.x }}` in the paragraph of a taken branch on
+  `fails x`, or on the `else` of `holds x`: "only 6.3% reaches HBM") is asked for as
+  `claim.x.denied`: its mark then says the sentence is borne out (✓), not that the value is wrong.
 - `{% general %}` inside a statement (a paragraph, a list item, an admonition) declares it true of
   attention, of the article or of PyTorch whatever the measurement; `{% rests <claim> … %}` declares
   that it rests on those claims holding here. A statement inside a branch rests on the branch's
@@ -235,12 +238,53 @@ def evaluate_item(item: str, facts: Facts, where: str = "page") -> bool:
     return evaluate(item, facts, where)
 
 
-def _render_tree(nodes: list, facts: Facts, where: str, basis: tuple[str, ...] | None = None) -> str:
-    """The kept text; with `basis` (evidence mode) each kept line carries the conditions it rests on."""
-    out = []
+# where a paragraph (a statement) of the source begins: a blank line, a list item, an admonition
+_STATEMENT_START = re.compile(r"(?:^|\n)[ \t]*(?:\x00|(?:[-*+]|\d+\.)[ \t]|!!!|\?\?\?)")
+_CLAIM_SHOWN = re.compile(r"\{\{\s*claim\.([a-z0-9][a-z0-9\-]*)\s*\}\}")
+
+
+def _denied_by(condition: str | None, passed: list[str]) -> frozenset[str]:
+    """The claims a taken branch says fail: a `fails x` (or `not holds x`) it needs whatever else
+    holds (a condition without `or`), or a single `holds x` passed over before it."""
+    found = set()
+    if condition is not None and not re.search(r"\sor\s", condition):
+        for term in re.split(r"\s+and\s+", condition):
+            m = re.fullmatch(r"(?:fails|not\s+holds)\s+([a-z0-9][a-z0-9\-]*)", term.strip())
+            if m:
+                found.add(m.group(1))
+    for earlier in passed:
+        m = re.fullmatch(r"holds\s+([a-z0-9][a-z0-9\-]*)", earlier.strip())
+        if m:
+            found.add(m.group(1))
+    return frozenset(found)
+
+
+def _deny(text: str, denied: frozenset[str]) -> str:
+    """`{{ claim.x }}` as `{{ claim.x.denied }}` for each claim the text around it says fails."""
+    if not denied:
+        return text
+    return _CLAIM_SHOWN.sub(
+        lambda m: f"{{{{ claim.{m.group(1)}.denied }}}}" if m.group(1) in denied else m.group(0), text
+    )
+
+
+def _render_tree(
+    nodes: list, facts: Facts, where: str, basis: tuple[str, ...] | None = None, denied: frozenset[str] = frozenset()
+) -> str:
+    """The kept text; with `basis` (evidence mode) each kept line carries the conditions it rests on.
+    A claim shown in a paragraph that a taken branch says fails is asked for as `claim.x.denied`:
+    inside the branch, and in the rest of the paragraph the branch lies in ("costs 1.34× what flash's
+    does{% elif fails x %}, so flash is the cheaper call")."""
+    out: list[str] = []
+    after: frozenset[str] = frozenset()  # denied by a branch earlier in this paragraph
     for node in nodes:
         if isinstance(node, str):
-            out.append(evidence.annotate(node, basis) if basis else node)
+            head, start, tail = node, None, ""
+            if after and (start := _STATEMENT_START.search(node)) is not None:
+                head, tail = node[: start.start()], node[start.start() :]
+                after = frozenset()
+            text = _deny(head, denied | after) + _deny(tail, denied)
+            out.append(evidence.annotate(text, basis) if basis else text)
             continue
         if isinstance(node, _Declaration):
             if basis is not None:
@@ -253,10 +297,25 @@ def _render_tree(nodes: list, facts: Facts, where: str, basis: tuple[str, ...] |
                 if basis is not None:
                     taken = [] if branch.condition is None else [branch.condition]
                     inner = (*basis, *taken, *(_negated(c) for c in passed))
-                out.append(_render_tree(branch.body, facts, where, inner))
+                says = _denied_by(branch.condition, passed) - denied
+                out.append(_render_tree(branch.body, facts, where, inner, denied | says))
+                if says:
+                    _deny_back(out, says)
+                    after |= says
                 break
             passed.append(branch.condition)
     return "".join(out)
+
+
+def _deny_back(out: list[str], denied: frozenset[str]) -> None:
+    """The claims a branch says fail, denied in the kept text of its paragraph before it."""
+    for i in range(len(out) - 2, -1, -1):
+        starts = list(_STATEMENT_START.finditer(out[i]))
+        if starts:
+            cut = starts[-1].start()
+            out[i] = out[i][:cut] + _deny(out[i][cut:], denied)
+            return
+        out[i] = _deny(out[i], denied)
 
 
 def render(

@@ -155,12 +155,14 @@ class BuildMeasurement:
                 return claims_report.claim_undecided(verdict, lang)
             if part.startswith("when[") and part.endswith("]"):
                 return claims_report.claim_bound(verdict.claim, part[len("when[") : -1], lang)
-            if part:
+            if part and part != "denied":  # denied: shown where the text says the claim fails (prose.py)
                 raise KeyError(
                     "claim placeholders are {{ claim.<id> }}, {{ claim.<id>.expected }}, "
                     "{{ claim.<id>.undecided }} or {{ claim.<id>.when[<metric>] }}"
                 )
-            return claims_report.claim_inline(verdict, self.snapshot.provenance.device_name, lang)
+            return claims_report.claim_inline(
+                verdict, self.snapshot.provenance.device_name, lang, denied=part == "denied"
+            )
         if key.startswith("list."):
             return self._list(key, lang)
         if re.fullmatch(r"\w+\.regime", key):  # launch-bound rests on a timed ratio: say where it is undecided
