@@ -390,7 +390,7 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: ob
             else:
                 ops[:] = [op for op in ops if op["name"] != arg]
         return None
-    if name == "peak_scores_beside_output":
+    if name in ("peak_scores_beside_output", "peak_per_split_kv_partials"):
         return _scale_timing(data, variant, "peak_memory_bytes", 30.0 if up else 1 / 30)
     if name in ("memcpy_per_score", "memcpy_bytes", "memset_bytes"):
         kind = "memset" if name == "memset_bytes" else "memcpy"
@@ -646,6 +646,23 @@ def _perturb_occupancy(data: dict, parts: list[str], up: bool) -> None:
                         and (a["shared_memory_bytes"] or 0) <= 49152
                     ):
                         a["est_occupancy_pct"] = 0.0
+    elif parts == ["driver_api_below_48k_any_grid"]:
+        # down: every driver-API launch within the default ceiling made a runtime-API one; up: every
+        # runtime-API launch within it made a driver-API one
+        def flip(api: str | None, smem: int | None) -> str | None:
+            driver = bool(api) and not api.startswith("cuda")
+            if (smem or 0) > 49152 or not api or driver is up:
+                return api
+            return "cuLaunchKernel" if up else "cudaLaunchKernel"
+
+        for result in data["variants"].values():
+            for step in (result["profile"] or {}).get("steps", []) if result["available"] else []:
+                for a in step["gpu"]:
+                    if a["kind"] == "kernel":
+                        a["launch_api"] = flip(a["launch_api"], a["shared_memory_bytes"])
+        for p in (data.get("sweep") or {}).get("points", []):
+            if p["available"]:
+                p["main_launch_api"] = flip(p["main_launch_api"], p["main_smem_bytes"])
     elif parts in (["unexplained_zero_readings"], ["smem_rule_errors"], ["decisive_kernels"]):
         # up: a kernel within the default ceiling, on a wide grid, reads 0% (unexplained, the ceiling rule
         # misses it) or is launched through the driver API (a kind the two rules disagree on)
@@ -730,6 +747,7 @@ _COUNTER_SCALED = {  # counters field -> the raw ncu metrics it is computed from
     "surplus_band_tokens": (_TENSOR_OPS,),
     "padded_surplus_band_tokens": (_TENSOR_OPS,),
     "kernel_padded_surplus_band_tokens": (_TENSOR_OPS,),
+    "kernel_tile_flops_share": (_TENSOR_OPS,),
     "busy_tensor_tflops": (_TENSOR_OPS,),
     "l2_surplus_spill_share": ("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",),
     "hbm_write_share": ("dram__bytes_write.sum",),
@@ -951,7 +969,13 @@ def perturb(data: dict, key: str, up: bool, target: object = None, folder: Path 
             config["dtype"] = "float16" if config["dtype"] == "bfloat16" else "bfloat16"
         elif parts[1] in ("seq_len", "head_dim"):  # up: 8x longer or wider; down: a short sequence, a narrow head
             config[parts[1]] = config[parts[1]] * 8 if up else {"seq_len": 128, "head_dim": 32}[parts[1]]
-        elif parts[1] in ("score_bytes", "score_fp32_bytes", "score_per_l2", "score_fp32_per_l2"):
+        elif parts[1] in (
+            "score_bytes",
+            "score_fp32_bytes",
+            "score_per_l2",
+            "score_fp32_per_l2",
+            "split_kv_fill_share",
+        ):
             # up: 64x the batch (and 64x the sequence against the L2: 4096x the scores); down: one short head
             if up:
                 config["batch"] *= 64

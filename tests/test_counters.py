@@ -233,6 +233,22 @@ def test_surplus_work_is_read_as_a_band_along_the_diagonal_and_busy_time_as_dura
     assert abs(totals["busy_tensor_tflops"] - causal * 1.125 / (100e-6 * 0.5) / 1e12) < 1e-9
 
 
+def test_a_flash_kernels_tiles_come_from_its_name_and_a_causal_loop_over_a_padded_sequence():
+    """FlashAttention-2's name carries its head dimension and tile (query rows, key rows); a causal loop runs
+    each row of tiles up to the key tile holding its last real query, over a sequence padded to whole tiles:
+    at 1000 tokens, 64x256 tiles reach 40 of 64 (not the 256-token band of a sequence of whole tiles)."""
+    from attn_examples.render import hardware
+
+    name = "void pytorch_flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<(int)64, (int)64, (int)256, (int)4, …"
+    assert hardware.kernel_tiles(name) == (64, 64, 256)
+    assert hardware.kernel_tiles("Flash_fwd_kernel_traits<128, 128, 64, 4, false>") == (128, 128, 64)
+    assert hardware.kernel_tiles("cudnn_generated_fort_native_sdpa_sm90") is None
+    assert hardware.causal_tiles(1000, 64, 256) == (40, 64)
+    assert hardware.causal_tiles(1024, 128, 128) == (36, 64)  # 8 rows of tiles: 1 + 2 + … + 8
+    assert hardware.causal_tiles(512, 128, 64) == (20, 32)  # taller than wide: 2 + 4 + 6 + 8
+    assert hardware.causal_tiles(128, 128, 128) == (1, 1)
+
+
 def test_kernels_that_do_not_line_up_with_kineto_get_no_estimate():
     from attn_examples.render import hardware
 

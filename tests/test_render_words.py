@@ -87,9 +87,9 @@ def test_an_unsure_claim_reads_as_undecided_with_its_interval() -> None:
     )
     verdict = Verdict(claim, "unsure", 1.02, "", Interval(0.98, 1.07, 12, True))
     en = claims_report.claim_undecided(verdict, "en")
-    assert en.startswith("This measurement cannot settle it: “A is faster than B.”") and "0.98×–1.07×" in en
+    assert en.startswith("This measurement cannot settle our claim “A is faster than B.”") and "0.98×–1.07×" in en
     zh = claims_report.claim_undecided(verdict, "zh-TW")
-    assert "「A 比 B 快」" in zh and "0.98×–1.07×" in zh
+    assert "我們的主張「A 比 B 快」" in zh and "0.98×–1.07×" in zh
     inline = claims_report.claim_inline(verdict, "GPU", "en")
     assert "(95%: 0.98×–1.07×)" in inline and "<sup>?</sup>" in inline
     ranked = Verdict(

@@ -631,7 +631,7 @@ def limit_words(lang: str, limit: str) -> str:
     from attn_examples.render.i18n import LIMIT_WORDS
 
     parts = [LIMIT_WORDS[lang].get(part.strip(), part.strip()) for part in limit.split("+")]
-    return t(lang, "and_join").join(parts)
+    return join_words(parts, lang)  # 「暫存器與 warp 數」: a space where 與 meets a Latin word
 
 
 _PLAIN_QUOTES = (".gpu", ".gpu_short", ".date", ".compute_capability")  # words, not names in code
@@ -1090,7 +1090,7 @@ def counter_kernels_table(snap: Snapshot, lang: str) -> str:
                     fmt_pct(r["kineto_est_occupancy_pct"]),
                     fmt_pct(r["theoretical_occupancy_pct"]),
                     fmt_pct(r["achieved_occupancy_pct"]),
-                    r["limiter"] or "–",
+                    limit_words(lang, r["limiter"]) if r["limiter"] else "–",
                     fmt_num(r["registers"]),
                     fmt_bytes(r["shared_memory_bytes"]),
                     fmt_pct(r["tensor_busy_pct"]),

@@ -632,8 +632,14 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
         }
         if ratio:
             low, high = min(ratio, key=ratio.__getitem__), max(ratio, key=ratio.__getitem__)
+            from attn_examples.render.blocks import DTYPE_WORDS
+
             return t(lang, "take_hbm").format(
-                low=title(lang, low), r_low=f"{ratio[low]:.2f}×", high=title(lang, high), r_high=f"{ratio[high]:.2f}×"
+                low=title(lang, low),
+                r_low=f"{ratio[low]:.2f}×",
+                high=title(lang, high),
+                r_high=f"{ratio[high]:.2f}×",
+                dtype=DTYPE_WORDS.get(snap.config.dtype, snap.config.dtype),
             )
     return ""
 

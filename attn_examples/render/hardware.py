@@ -43,6 +43,24 @@ def kernel_head_dim(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def kernel_tiles(name: str) -> tuple[int, int, int] | None:
+    """(head dimension, query rows, key rows) of a tile, where a kernel's name carries them:
+    FlashAttention-2's `Flash_fwd_kernel_traits<64, 64, 256, 4, …>` (its split-KV kernel's tiles are 64
+    query rows by 256 key rows)."""
+    number = r"\s*(?:\(int\))?\s*(\d+)\s*"
+    match = re.search(rf"kernel_traits<{number},{number},{number},", name)
+    return None if match is None else (int(match.group(1)), int(match.group(2)), int(match.group(3)))
+
+
+def causal_tiles(seq_len: int, rows: int, cols: int) -> tuple[int, int]:
+    """(tiles a causal kernel computes, tiles in all) per batch and head, for tiles of `rows` queries by
+    `cols` keys over a sequence padded up to whole tiles: each row of tiles runs up to the key tile
+    that holds its last (real) query, as FlashAttention-2's causal loop bounds it."""
+    row_tiles, col_tiles = -(-seq_len // rows), -(-seq_len // cols)
+    computed = sum(-(-min(seq_len, (i + 1) * rows) // cols) for i in range(row_tiles))
+    return computed, row_tiles * col_tiles
+
+
 def _band(flops_per_triangle: float | None, seq_len: int) -> float | None:
     """The surplus over the causal triangle as a band along the diagonal, in tokens: square tiles of
     width w whose masked halves lie along the diagonal add (w / seq_len) of the triangle, so a surplus
@@ -234,6 +252,14 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
     per_causal = _div(total["tensor_flops"], c.causal_flops)
     padding = padded_head_dim(c.head_dim) / c.head_dim
     kernel_dim = kernel_head_dim(main["name"])
+    tiles = kernel_tiles(main["name"])
+    reached: int | None = None  # the main kernel's own tiles a causal loop reaches, per batch and head
+    skipped: int | None = None
+    tile_flops: float | None = None  # those tiles' Tensor Core FLOPs, in full at its head dimension
+    if tiles is not None:
+        reached, all_tiles = causal_tiles(c.seq_len, tiles[1], tiles[2])
+        skipped = all_tiles - reached
+        tile_flops = 4.0 * c.batch * c.heads * reached * tiles[1] * tiles[2] * tiles[0]
     # what the kernels write into L2 beyond their output, and the share of it their local-memory stores
     # (register spills, counted before L1 keeps any of them) could make up at the most
     l2_surplus = None if total["l2_write_bytes"] is None else total["l2_write_bytes"] - c.tensor_bytes
@@ -270,6 +296,11 @@ def variant_totals(snap: Snapshot, variant_id: str) -> dict[str, Any] | None:
         "kernel_padded_surplus_band_tokens": None
         if kernel_dim is None or per_causal is None
         else _band(per_causal * c.head_dim / kernel_dim, c.seq_len),
+        # the measured Tensor Core FLOPs over those of the reached tiles: 1 where the kernel skips every
+        # tile above the diagonal and nothing else
+        "kernel_tiles": reached,
+        "kernel_tiles_skipped": skipped,
+        "kernel_tile_flops_share": _div(total["tensor_flops"], tile_flops),
         "l2_write_surplus_bytes": l2_surplus,
         "l2_surplus_spill_share": None
         if l2_surplus is None or l2_surplus <= 0

@@ -43,7 +43,7 @@ TEXT: dict[str, dict[str, str]] = {
         "nb_no_run": "The measurement this site is built from has no run of this notebook beside it, so the cells are shown without outputs. <code>attn-examples notebook &lt;snapshot&gt;</code> on the machine that measured the snapshot adds them.",
         "take_kernels": "GPU activities per forward: fewest {n} ({low}), most {m} ({high}).",
         "take_time": "Median device time per call runs from {t_low} ({low}) to {t_high} ({high}), {ratio} apart.",
-        "take_hbm": "HBM traffic per forward runs from {r_low} one score matrix ({low}) to {r_high} ({high}).",
+        "take_hbm": "HBM traffic per forward runs from {r_low} one {dtype} score matrix ({low}) to {r_high} ({high}).",
         "measured_on": "Measured on",
         "sms": "SMs",
         "commit": "commit",
@@ -155,16 +155,16 @@ TEXT: dict[str, dict[str, str]] = {
         "interval": "({confidence} interval from the timing's blocks: {interval})",
         "interval_inline": "({confidence}: {interval})",
         "interval_set": "(what the timings' {confidence} intervals allow: {interval})",
-        "undecided_interval": "This measurement cannot settle it: “{statement}” The value is {value}, but its {confidence} "
+        "undecided_interval": "This measurement cannot settle our claim “{statement}” The value is {value}, but its {confidence} "
         "interval, {interval}, reaches across the line the statement draws ({expected}).",
         "regime_undecided": "undecided between {kinds}",
         "regime_roof": "{regime} at {share} of its roof",
         "regime_side": "on the {side} side of the roofline, at only {share} of its roof",
         "side_memory": "memory",
         "side_compute": "compute",
-        "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
+        "undecided_set": "This measurement cannot settle our claim “{statement}” Within the timings' {confidence} intervals the "
         "answer could be {interval}.",
-        "undecided_either": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals it "
+        "undecided_either": "This measurement cannot settle our claim “{statement}” Within the timings' {confidence} intervals it "
         "could hold or not.",
         "claim_title": "Claim {id}: expected {expected}; measured {measured} on {device}: {verdict}",
         # a statement's mark (attn_examples.claims.evidence.mark)
@@ -232,7 +232,6 @@ TEXT: dict[str, dict[str, str]] = {
         "unavailable_short": "unavailable",
         "ops_word": "host ops",
         "derived": "from the article's forward time",
-        "and_join": " and ",
         "between": "between {low} and {high}",
         "within": "{value} ± {tolerance}",
         "matches": "matches {pattern}",
@@ -296,7 +295,7 @@ TEXT: dict[str, dict[str, str]] = {
     "zh-TW": {
         "take_kernels": "每次 forward 的 GPU 活動最少 {n} 個（{low}），最多 {m} 個（{high}）。",
         "take_time": "每次呼叫的裝置時間中位數從 {t_low}（{low}）到 {t_high}（{high}），相差 {ratio}。",
-        "take_hbm": "每次 forward 的 HBM 流量從一個分數矩陣的 {r_low}（{low}）到 {r_high}（{high}）。",
+        "take_hbm": "每次 forward 的 HBM 流量從一個 {dtype} 分數矩陣的 {r_low}（{low}）到 {r_high}（{high}）。",
         "nb_frozen_title": "一次執行的輸出",
         "nb_frozen": '下面的輸出來自這份 notebook 在 <strong>{device}</strong> 上的一次執行（{date}，commit <code>{commit}</code>），與本站所依據的量測存放在一起。想自己跑，請<a href="notebook.ipynb" download>下載它</a>，在本專案的 checkout 中於 CUDA GPU 上執行；設定方式見<a href="../reproduce/">自己動手重現</a>。',
         "nb_stale_title": "未顯示輸出",
@@ -435,15 +434,15 @@ TEXT: dict[str, dict[str, str]] = {
         "interval": "（依計時區塊求得的 {confidence} 區間：{interval}）",
         "interval_inline": "（{confidence}：{interval}）",
         "interval_set": "（計時的 {confidence} 區間所容許的結果：{interval}）",
-        "undecided_interval": "這次量測無法判定「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
+        "undecided_interval": "這次量測無法判定我們的主張「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "regime_undecided": "在{kinds}之間未定",
         "regime_roof": "{regime}（達到其上限的 {share}）",
         "regime_side": "落在 roofline 的{side}一側（只達到其上限的 {share}）",
         "side_memory": "記憶體",
         "side_compute": "運算",
-        "undecided_set": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
-        "undecided_either": "這次量測無法判定「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
+        "undecided_set": "這次量測無法判定我們的主張「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
+        "undecided_either": "這次量測無法判定我們的主張「{statement}」：在計時的 {confidence} 區間內，成立與不成立都有可能。",
         "claim_title": "主張 {id}：預期 {expected}；在 {device} 上量到 {measured}：{verdict}",
         "ev_label": "這段敘述的根據（{n} 項主張，已對照這次量測）",
         "ev_title": "這段敘述的根據",
@@ -509,7 +508,6 @@ TEXT: dict[str, dict[str, str]] = {
         "unavailable_short": "無法使用",
         "ops_word": "個主機端運算子",
         "derived": "由原文的 forward 時間換算",
-        "and_join": "與",
         "between": "介於 {low} 與 {high} 之間",
         "within": "{value} ± {tolerance}",
         "matches": "符合 {pattern}",

@@ -28,6 +28,8 @@ A key names one raw value:
   `memsets_outside_op[<regex>]` (memsets whose launch call no host op of that name encloses: the
   trace's nesting, first profiled step),
   peak_scores_beside_output (peak memory less one output tensor, over one score matrix),
+  split_kv_partial_bytes (FlashAttention-2's split-KV partial results, as PyTorch's source allocates them,
+  where a combine kernel ran), peak_per_split_kv_partials (peak memory less one output tensor, over them),
   `op[<aten op>]` (calls of that host op per forward), `op_share[<aten op>]` (that op's total time over the
   self time of every host op of the forward),
   `kernels_matching[<regex>]`, `kernels_not_matching[<regex>]` (kernels whose name does / does not match),
@@ -58,7 +60,9 @@ A key names one raw value:
   sizes derived from it: tensor_bytes, qkv_bytes, qkvo_bytes, score_bytes, score_fp32_bytes;
   matches_article: the article's dtype and shape; rounding: the dtype's unit roundoff; score_per_l2,
   score_fp32_per_l2: a score matrix over the GPU's L2, at most 1 where it fits; head_dim_padded: the head
-  dimension rounded up to a multiple of 64, head_dim_padding: that over the head dimension)
+  dimension rounded up to a multiple of 64, head_dim_padding: that over the head dimension; on a GPU,
+  split_kv_tiles: batch x heads x query tiles of 64 rows, and split_kv_fill_share: those over two blocks per
+  SM, which PyTorch's FlashAttention-2 weighs splitting the keys under, below 0.8)
 - `arch.<field>`: what the measured GPU allows per SM (the snapshot's device limits, else the table of
   `attn_examples.render.arch`): max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
   smem_per_sm_bytes, smem_optin_per_block_bytes, default_smem_per_block_bytes, max_regs_per_thread
@@ -69,7 +73,9 @@ A key names one raw value:
   busy_tensor_tflops, Tensor Core FLOPs per second of busy tensor pipe; l2_write_surplus_bytes, L2 writes
   beyond the output, and l2_surplus_spill_share, the local-memory stores over them;
   kernel_head_dim, the head dimension the main kernel is compiled for where its name says it, and
-  kernel_padded_surplus_band_tokens, the surplus band at that head dimension; hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
+  kernel_padded_surplus_band_tokens, the surplus band at that head dimension; kernel_tiles and
+  kernel_tiles_skipped, the main kernel's tiles (from its name) a causal loop reaches per batch and head,
+  and the others, and kernel_tile_flops_share, the Tensor Core FLOPs over those of the reached tiles; hbm_write_share, the share of the kernels' L2 writes that reaches HBM within their replays),
   `counters.<variant>.dram_per_fp32_score|flops_per_causal`, `counters.<variant>.bandwidth_share[<roles>]` (its
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.tensor_busy_pct[<roles>]` (the share of those kernels' time their Tensor Core pipe
@@ -307,6 +313,19 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             if r["kind"] == "memset"
             and not (i + 1 < len(rows) and rows[i + 1]["kind"] == "kernel" and views.is_gemm(rows[i + 1]["name"]))
         )
+    if name in ("split_kv_partial_bytes", "peak_per_split_kv_partials"):
+        # FlashAttention-2's split-KV scratch as PyTorch's source allocates it (set_params_splitkv): per split,
+        # a float32 output (head dimension rounded up to a multiple of 32, 256 above 192) and a float32
+        # log-sum-exp per query row; the splits are the main kernel's blocks over its 64-row query tiles
+        c = snap.config
+        if variant_metric(snap, variant_id, "role", "combine") < 1:
+            raise UnknownMetric(f"variant {variant_id!r} does not split its keys (no combine kernel)")
+        splits = variant_metric(snap, variant_id, "main_grid_blocks") / (c.batch * c.heads * -(-c.seq_len // 64))
+        rounded = -(-c.head_dim // 32) * 32 if c.head_dim <= 192 else 256
+        partials = splits * c.batch * c.heads * c.seq_len * (rounded + 1) * 4
+        if name == "split_kv_partial_bytes":
+            return partials
+        return (variant_metric(snap, variant_id, "peak_memory_bytes") - c.tensor_bytes) / partials
     if name == "peak_scores_beside_output":  # how many score matrices are alive at the peak, beside the output
         peak = variant_metric(snap, variant_id, "peak_memory_bytes")
         return (peak - snap.config.tensor_bytes) / snap.config.score_bytes
@@ -646,6 +665,14 @@ def metric(snap: Snapshot, key: str) -> Any:
             return padded if parts[1] == "head_dim_padded" else padded / c.head_dim
         if parts[1] in sizes:
             return sizes[parts[1]]
+        if parts[1] in ("split_kv_tiles", "split_kv_fill_share"):
+            # FlashAttention-2's split-KV heuristic as PyTorch's source has it (set_params_splitkv): the
+            # batch x heads x 64-row query tiles, against two 128-thread blocks per SM; under 0.8 of them it
+            # weighs splitting each tile's keys among several blocks
+            if p.device_kind != "cuda" or not p.sm_count:
+                raise UnknownMetric(f"{p.device_name} is not a GPU that reports its SM count")
+            tiles = c.batch * c.heads * -(-c.seq_len // 64)
+            return tiles if parts[1] == "split_kv_tiles" else tiles / (2 * p.sm_count)
         if parts[1] in ("score_per_l2", "score_fp32_per_l2"):  # the score matrix over the GPU's L2: <= 1 fits
             if not (p.device_limits and p.device_limits.l2_bytes):
                 raise UnknownMetric(f"{p.device_name} reports no L2 size")

@@ -211,6 +211,8 @@ def verdict(rows: list[dict[str, Any]], tolerance_pct: float = 1.0) -> dict[str,
         "runtime_api_above_48k_read_zero": sum(1 for r in runtime_above if zero(r)),
         "driver_api_below_48k": len(driver_below),
         "driver_api_below_48k_read_nonzero": sum(1 for r in driver_below if not zero(r)),
+        # the driver-API launches within the ceiling on any grid, the ones too small for a reading included
+        "driver_api_below_48k_any_grid": sum(1 for r in read if r["driver_api"] and not r["above_48k"]),
         "decisive_kernels": len(runtime_above) + len(driver_below),
     }
 
