@@ -192,3 +192,20 @@ def test_a_live_build_measures_once_for_both_languages(tmp_path, monkeypatch) ->
     zh = (tmp_path / "site" / "zh-TW" / "index.html").read_text(encoding="utf-8")
     assert "measured live by this build" in en and "本次建置即時量測" in zh
     assert "from the committed snapshot" not in en
+
+
+def test_one_trace_line_per_trace_keeps_the_timelines() -> None:
+    line = '<p class="attn-trace" data-rests-on="measured"><a href="t/{}.json.gz" download>x</a> y</p>'
+    html = "<table></table>" + line.format("a") + '<figure class="attn-timeline"></figure>' + line.format("a")
+    html += "<table></table>" + line.format("b")
+    out = render.one_trace_line_per_trace(html)
+    assert out.count("t/a.json.gz") == 1 and "</figure>" + line.format("a") in out
+    assert out.count("t/b.json.gz") == 1
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_trace_is_offered_once_a_page(built: Built, lang: str) -> None:
+    for page in PAGES:
+        body = _body(_page(built, lang, page))
+        hrefs = re.findall(r'<p class="attn-trace"[^>]*><a href="([^"]+)" download>', body)
+        assert len(hrefs) == len(set(hrefs)), (lang, page, hrefs)

@@ -409,6 +409,26 @@ def colon(lang: str) -> str:
     return ": " if lang == "en" else "："
 
 
+_TRACE_LINE = re.compile(r'(</figure>\s*)?<p class="attn-trace"[^>]*><a href="([^"]+)" download>.*?</p>', re.S)
+
+
+def one_trace_line_per_trace(html: str) -> str:
+    """A page's HTML with each trace offered once: where a kernel table and a timeline of the same
+    variant both end on its trace line, the timeline's stays (a trace is for exploring, beside the
+    drawing of it) and the table's goes; a trace shown once keeps its line wherever it is."""
+    lines = list(_TRACE_LINE.finditer(html))
+    keep: dict[str, re.Match[str]] = {}
+    for line in lines:
+        href = line.group(2)
+        if href not in keep or (line.group(1) and not keep[href].group(1)):
+            keep[href] = line
+    drop = [line for line in lines if keep[line.group(2)] is not line]
+    for line in reversed(drop):
+        start = line.start() + len(line.group(1) or "")
+        html = html[:start] + html[line.end() :]
+    return html
+
+
 def trace_link(snap: Snapshot, variant_id: str, lang: str) -> str:
     """The line under a kernel table or a timeline: download the variant's Kineto trace, or open it in
     Perfetto. The button (docs/javascripts/timeline.js shows it) fetches the same file from this site

@@ -121,13 +121,14 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files) -> str:
     """Each statement of a measured page gets what it rests on (`data-rests-on`) and its mark, and a
     statement that declares nothing, or rests on a claim that does not hold here, fails the build
     (`attn_examples.claims.evidence`). Then one provenance line per page that shows a measured block,
-    under its title: where the page's tables, figures and values come from, once."""
+    under its title: where the page's tables, figures and values come from, once; and each trace
+    offered once."""
     from attn_examples.render import blocks as render
 
     html = _evidence(html, page)
     if render.MEASURED_MARK not in html:
         return html
-    html = html.replace(render.MEASURED_MARK, "")
+    html = render.one_trace_line_per_trace(html.replace(render.MEASURED_MARK, ""))
     if 'class="attn-provenance"' in html:  # the page shows it itself (about.md)
         return html
     m = _site().current()
