@@ -39,7 +39,8 @@ A key names one raw value:
   regime (launch | grid | memory | compute | busy: attn_examples.render.regime), longest_us (the
   forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
   activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
-  its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
+  its roof), roof_share (the share of that roof its kernels reach under Nsight Compute), off_roof_share
+  (the share of their time in kernels that each reach under half of it)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.share[<kind>]`: their share of
   the variants with a regime; `regime.all[<kind>]`: whether every one is (launch-bound rests on a timed
   ratio per variant: these are decided on the intervals)
@@ -230,7 +231,15 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
-    if name in ("regime", "longest_us", "us_per_activity", "busy_share", "intensity_per_ridge", "roof_share"):
+    if name in (
+        "regime",
+        "longest_us",
+        "us_per_activity",
+        "busy_share",
+        "intensity_per_ridge",
+        "roof_share",
+        "off_roof_share",
+    ):
         from attn_examples.render import regime
 
         limit = regime.classify(snap, variant_id)
