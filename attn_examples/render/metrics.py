@@ -75,7 +75,8 @@ A key names one raw value:
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.tensor_busy_pct[<roles>]` (the share of those kernels' time their Tensor Core pipe
   is busy), `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
-  ceilings.fp32_matmul_tflops),
+  ceilings.fp32_matmul_tflops), `counters.<variant>.wgmma_kernel_share[<roles>]` (the share of those
+  kernels that issue warpgroup (wgmma) instructions),
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass;
   `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
@@ -561,15 +562,20 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
 
 
 def _counters_role_share(snap: Snapshot, variant_id: str, roles: str, field: str) -> float:
-    """counters.<variant>.bandwidth_share[<roles>] | fp32_roof_share[<roles>]: what the variant's kernels of
-    those roles (views.ROLES, the argument matching role names in full: "scale|mask") reached under ncu,
-    taken together: their HBM bytes over their time as a share of the measured copy bandwidth, or their
-    FP32 FLOPs over their time as a share of the measured FP32 matrix product."""
+    """counters.<variant>.bandwidth_share[<roles>] | fp32_roof_share[<roles>] | tensor_busy_pct[<roles>] |
+    wgmma_kernel_share[<roles>]: what the variant's kernels of those roles (views.ROLES, the argument
+    matching role names in full: "scale|mask") reached under ncu, taken together: their HBM bytes over
+    their time as a share of the measured copy bandwidth, their FP32 FLOPs over their time as a share of
+    the measured FP32 matrix product, their Tensor Core busy share, or the share of them that issue wgmma."""
     from attn_examples.render import hardware
 
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
     rows = [r for r in hardware.kernel_rows(snap, variant_id) if re.fullmatch(roles, views.kernel_role(r["name"]))]
+    if field == "wgmma_kernel_share":  # the share of those kernels that issue warpgroup (wgmma) instructions
+        if not rows or any(r["gmma_instructions"] is None for r in rows):
+            raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with a wgmma count in the counters")
+        return sum(1 for r in rows if r["gmma_instructions"] > 0) / len(rows)
     if field == "tensor_busy_pct":  # the share of their time the Tensor Core pipe is busy, time-weighted
         if not rows or any(r["tensor_busy_pct"] is None or not r["duration_us"] for r in rows):
             raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with a Tensor Core busy share in the counters")
@@ -673,7 +679,7 @@ def metric(snap: Snapshot, key: str) -> Any:
     elif (
         parts[0] == "counters"
         and len(parts) == 3
-        and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct")
+        and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct", "wgmma_kernel_share")
         and arg
     ):
         return _counters_role_share(snap, parts[1], arg, parts[2])
