@@ -48,7 +48,7 @@ def test_a_forward_whose_average_hides_its_slow_kernels_is_named_by_its_side():
     measurement = site.BuildMeasurement(load_snapshot(SNAPSHOTS / "nvidia-h200"), False, 0.0)
     words = measurement.value("naive_inplace.regime", "en")
     assert words.startswith("on the memory side of the roofline, at ") and "-bound" not in words
-    assert "on average but under half of it for " in words
+    assert "on average but under half for " in words
     assert measurement.value("sdpa_math.regime", "en") == "memory-bound at 55.8% of its roof"
     zh = measurement.value("naive_inplace.regime", "zh-TW")
     assert zh.startswith("落在 roofline 的記憶體一側，平均達到其上限的 ") and "（" not in zh

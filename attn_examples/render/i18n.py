@@ -160,8 +160,8 @@ TEXT: dict[str, dict[str, str]] = {
         "regime_undecided": "undecided between {kinds}",
         "regime_roof": "{regime} at {share} of its roof",
         "regime_side": "on the {side} side of the roofline, at only {share} of its roof",
-        "regime_mixed": "on the {side} side of the roofline, at {share} of its roof on average but under half of it "
-        "for {off} of its kernel time",
+        "regime_mixed": "on the {side} side of the roofline, at {share} of its roof on average but under half for "
+        "{off} of its kernel time",
         "side_memory": "memory",
         "side_compute": "compute",
         "undecided_set": "This measurement cannot settle it: “{statement}” Within the timings' {confidence} intervals the "
