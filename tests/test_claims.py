@@ -808,6 +808,10 @@ def _perturb_counters(data: dict, parts: list[str], up: bool, arg: str | None = 
             name = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
             m[name] = m[name] + 10.0 if up else 0.0
         return None
+    if field == "wgmma_kernel_share":  # up: every kernel of the roles issues wgmma; down: none does
+        for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
+            m["sm__inst_executed_pipe_tensor_op_gmma.sum"] = 1000.0 if up else 0.0
+        return None
     if field == "fp32_roof_share":  # the roles' FP32 FLOPs over their time, over the FP32 matmul roof
         for m in (k["metrics"] for k in _counter_kernels(data, variant, arg)):
             for name in _FP32_OPS:

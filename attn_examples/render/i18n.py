@@ -160,6 +160,8 @@ TEXT: dict[str, dict[str, str]] = {
         "regime_undecided": "undecided between {kinds}",
         "regime_roof": "{regime} at {share} of its roof",
         "regime_side": "on the {side} side of the roofline, at only {share} of its roof",
+        "regime_mixed": "on the {side} side of the roofline, at {share} of its roof on average but under half for "
+        "{off} of its kernel time",
         "side_memory": "memory",
         "side_compute": "compute",
         "undecided_set": "This measurement cannot settle our claim “{statement}” Within the timings' {confidence} intervals the "
@@ -437,8 +439,9 @@ TEXT: dict[str, dict[str, str]] = {
         "undecided_interval": "這次量測無法判定我們的主張「{statement}」：量到的值是 {value}，但它的 {confidence} 區間 {interval} "
         "跨過了主張所劃的界線（{expected}）。",
         "regime_undecided": "在{kinds}之間未定",
-        "regime_roof": "{regime}（達到其上限的 {share}）",
-        "regime_side": "落在 roofline 的{side}一側（只達到其上限的 {share}）",
+        "regime_roof": "{regime}，達到其上限的 {share}",
+        "regime_side": "落在 roofline 的{side}一側，只達到其上限的 {share}",
+        "regime_mixed": "落在 roofline 的{side}一側，平均達到其上限的 {share}，但有 {off} 的 kernel 時間不到上限的一半",
         "side_memory": "記憶體",
         "side_compute": "運算",
         "undecided_set": "這次量測無法判定我們的主張「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",

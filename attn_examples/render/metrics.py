@@ -41,7 +41,8 @@ A key names one raw value:
   regime (launch | grid | memory | compute | busy: attn_examples.render.regime), longest_us (the
   forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
   activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
-  its roof), roof_share (the share of that roof its kernels reach under Nsight Compute)
+  its roof), roof_share (the share of that roof its kernels reach under Nsight Compute), off_roof_share
+  (the share of their time in kernels that each reach under half of it)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.share[<kind>]`: their share of
   the variants with a regime; `regime.all[<kind>]`: whether every one is (launch-bound rests on a timed
   ratio per variant: these are decided on the intervals)
@@ -80,7 +81,8 @@ A key names one raw value:
   kernels of those roles, named in full as in role_us: HBM bytes per second over ceilings.copy_gbps),
   `counters.<variant>.tensor_busy_pct[<roles>]` (the share of those kernels' time their Tensor Core pipe
   is busy), `counters.<variant>.fp32_roof_share[<roles>]` (the same kernels' FP32 FLOPs per second over
-  ceilings.fp32_matmul_tflops),
+  ceilings.fp32_matmul_tflops), `counters.<variant>.wgmma_kernel_share[<roles>]` (the share of those
+  kernels that issue warpgroup (wgmma) instructions),
   `counters.ratio.<a>.<b>.<field>`, `counters.qkvo_bytes|score_bytes|tool|wall_s`: the Nsight Compute pass;
   `ceilings.<field of Ceilings>`: the roofline's measured roofs
 - `device.name|cc|sms|torch|cuda|cudnn|date|kind|l2_bytes|arch|sm|mma|memory_bytes`
@@ -236,7 +238,15 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
     counts = views.counts(result)
     if name in counts:
         return counts[name]
-    if name in ("regime", "longest_us", "us_per_activity", "busy_share", "intensity_per_ridge", "roof_share"):
+    if name in (
+        "regime",
+        "longest_us",
+        "us_per_activity",
+        "busy_share",
+        "intensity_per_ridge",
+        "roof_share",
+        "off_roof_share",
+    ):
         from attn_examples.render import regime
 
         limit = regime.classify(snap, variant_id)
@@ -571,15 +581,20 @@ def _counters_metric(snap: Snapshot, parts: list[str]) -> Any:
 
 
 def _counters_role_share(snap: Snapshot, variant_id: str, roles: str, field: str) -> float:
-    """counters.<variant>.bandwidth_share[<roles>] | fp32_roof_share[<roles>]: what the variant's kernels of
-    those roles (views.ROLES, the argument matching role names in full: "scale|mask") reached under ncu,
-    taken together: their HBM bytes over their time as a share of the measured copy bandwidth, or their
-    FP32 FLOPs over their time as a share of the measured FP32 matrix product."""
+    """counters.<variant>.bandwidth_share[<roles>] | fp32_roof_share[<roles>] | tensor_busy_pct[<roles>] |
+    wgmma_kernel_share[<roles>]: what the variant's kernels of those roles (views.ROLES, the argument
+    matching role names in full: "scale|mask") reached under ncu, taken together: their HBM bytes over
+    their time as a share of the measured copy bandwidth, their FP32 FLOPs over their time as a share of
+    the measured FP32 matrix product, their Tensor Core busy share, or the share of them that issue wgmma."""
     from attn_examples.render import hardware
 
     if not hardware.available(snap):
         raise UnknownMetric(f"no hardware counters: {hardware.why_unavailable(snap)}")
     rows = [r for r in hardware.kernel_rows(snap, variant_id) if re.fullmatch(roles, views.kernel_role(r["name"]))]
+    if field == "wgmma_kernel_share":  # the share of those kernels that issue warpgroup (wgmma) instructions
+        if not rows or any(r["gmma_instructions"] is None for r in rows):
+            raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with a wgmma count in the counters")
+        return sum(1 for r in rows if r["gmma_instructions"] > 0) / len(rows)
     if field == "tensor_busy_pct":  # the share of their time the Tensor Core pipe is busy, time-weighted
         if not rows or any(r["tensor_busy_pct"] is None or not r["duration_us"] for r in rows):
             raise UnknownMetric(f"no {roles!r} kernel of {variant_id!r} with a Tensor Core busy share in the counters")
@@ -691,7 +706,7 @@ def metric(snap: Snapshot, key: str) -> Any:
     elif (
         parts[0] == "counters"
         and len(parts) == 3
-        and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct")
+        and parts[2] in ("bandwidth_share", "fp32_roof_share", "tensor_busy_pct", "wgmma_kernel_share")
         and arg
     ):
         return _counters_role_share(snap, parts[1], arg, parts[2])

@@ -18,9 +18,12 @@ from the measurement alone, in this order:
   is an average over the forward's kernels: it says which roof caps the forward as a whole, not what
   each kernel is held by, nor that it reaches that roof: `roof_share` is how much of it the kernels
   reach under Nsight Compute (which flushes the caches before each kernel, so a working set that fits
-  in L2 is counted as if it came from HBM). Under half of that roof (`ROOF_NEAR`) the pages name only
-  the side: such a forward is held by latency (too little in flight) or its instructions' own lower
-  roof, not by bandwidth or arithmetic throughput.
+  in L2 is counted as if it came from HBM). The roof holds the forward back (`held`) only where its
+  kernels reach at least half of it (`ROOF_NEAR`) both on average and in most of its kernel time:
+  an average can clear half with most of the time in kernels under it (`off_roof_share`), a
+  fast kernel near the roof hiding slow ones far from it. Elsewhere the pages name only the side:
+  what takes the time is held by latency (too little in flight), its instructions' own lower roof or
+  the other roof, not by this roof's bandwidth or arithmetic throughput.
 - otherwise **busy**: the GPU's work sets the pace on a full grid, but no counters tell bytes from
   arithmetic.
 
@@ -38,7 +41,8 @@ from attn_examples.render import hardware, views
 from attn_examples.snapshot.schema import Snapshot
 
 GRID_FLOOR = 0.5  # blocks of the longest kernel per SM under which most of the GPU idles
-ROOF_NEAR = 0.5  # the share of its roof under which a forward is only on that side, not held by it
+ROOF_NEAR = 0.5  # the share of its roof under which a forward, or a kernel, is only on that side, not held by it
+MOST = 0.5  # the share of a forward's kernel time that kernels under ROOF_NEAR may not reach if the roof holds it
 KINDS = ("launch", "grid", "memory", "compute", "busy")
 
 
@@ -54,6 +58,25 @@ class Regime:
     intensity_per_ridge: float | None  # FLOP per HBM byte over the ridge of its roof (counters)
     roof: str | None  # bf16 | fp32: the matrix product whose ridge it was held to
     roof_share: float | None  # the share of the roof on its side that its kernels reach (counters)
+    off_roof_share: float | None = None  # its kernel time in kernels under ROOF_NEAR of that roof (counters)
+
+    @property
+    def reach(self) -> str | None:
+        """How close a memory or compute forward comes to its roof: `held` where its kernels reach at
+        least ROOF_NEAR of it on average and kernels that reach it take most of its kernel time (those
+        under it, less than MOST); `mixed` where the average clears ROOF_NEAR but kernels under it take
+        most of the time; `below` where the average does not. None without the counters' shares."""
+        if self.kind not in ("memory", "compute") or self.roof_share is None or self.off_roof_share is None:
+            return None
+        if self.roof_share < ROOF_NEAR:
+            return "below"
+        return "held" if self.off_roof_share < MOST else "mixed"
+
+    @property
+    def held(self) -> bool:
+        """The roof on its side holds the forward back (`reach` is `held`): a page may call it memory-
+        or compute-bound."""
+        return self.reach == "held"
 
 
 def classify(snap: Snapshot, variant_id: str, host_per_device: float | None = None) -> Regime | None:
@@ -72,7 +95,7 @@ def classify(snap: Snapshot, variant_id: str, host_per_device: float | None = No
     main = views.main_kernel(result)
     grid = math.prod(main["grid"]) / snap.provenance.sm_count if main and main["grid"] else None
     longest = max(r["dur_us"] for r in rows)
-    intensity, roof, share = _roofline(snap, variant_id)
+    intensity, roof, share, off = _roofline(snap, variant_id)
     if host_per_device is None and result.timing.host_us is not None:
         host_per_device = result.timing.host_us.median / device
     if host_per_device is not None and host_per_device > 1.0:
@@ -84,29 +107,41 @@ def classify(snap: Snapshot, variant_id: str, host_per_device: float | None = No
     else:
         kind = "compute" if intensity >= 1.0 else "memory"
     busy = sum(r["dur_us"] for r in rows) / device
-    return Regime(kind, longest, device / len(rows), busy, grid, intensity, roof, share)
+    return Regime(kind, longest, device / len(rows), busy, grid, intensity, roof, share, off)
 
 
-def _roofline(snap: Snapshot, variant_id: str) -> tuple[float | None, str | None, float | None]:
+def _roofline(snap: Snapshot, variant_id: str) -> tuple[float | None, str | None, float | None, float | None]:
     """FLOP per HBM byte over the ridge of the variant's roof (Tensor Core work held to the bf16 matrix
-    product, CUDA-core work to the fp32 one), the roof, and the share of it the kernels reach: HBM bytes
-    per second over the copy roof below the ridge, FLOP/s over the matrix product's above it."""
+    product, CUDA-core work to the fp32 one), the roof, the share of it the kernels reach (HBM bytes
+    per second over the copy roof below the ridge, FLOP/s over the matrix product's above it: all of
+    them over all their time, so each kernel weighs by its time), and the share of their time in
+    kernels that each reach under ROOF_NEAR of it."""
     ceilings = snap.ceilings
     totals = hardware.variant_totals(snap, variant_id) if hardware.available(snap) else None
     if ceilings is None or totals is None or not totals.get("intensity") or totals.get("tensor_flop_share") is None:
-        return None, None, None
+        return None, None, None, None
     roof = "bf16" if totals["tensor_flop_share"] >= 0.5 else "fp32"
     peak = ceilings.bf16_matmul_tflops if roof == "bf16" else ceilings.fp32_matmul_tflops
     ridge = peak * 1e12 / (ceilings.copy_gbps * 1e9)
     per_ridge = totals["intensity"] / ridge
     seconds = (totals.get("duration_us") or 0.0) * 1e-6
-    share = None
+    share = off = None
+    compute = per_ridge >= 1.0
     if seconds > 0:
-        if per_ridge >= 1.0 and totals.get("flops"):
+        if compute and totals.get("flops"):
             share = totals["flops"] / seconds / (peak * 1e12)
-        elif totals.get("dram_bytes"):
+        elif not compute and totals.get("dram_bytes"):
             share = totals["dram_bytes"] / seconds / (ceilings.copy_gbps * 1e9)
-    return per_ridge, roof, share
+    if share is not None:
+        rate, top = ("flops", peak * 1e12) if compute else ("dram_bytes", ceilings.copy_gbps * 1e9)
+        rows = hardware.kernel_rows(snap, variant_id)
+        under = sum(
+            r["duration_us"]
+            for r in rows
+            if r["duration_us"] and (r[rate] or 0.0) / (r["duration_us"] * 1e-6) < ROOF_NEAR * top
+        )
+        off = under / totals["duration_us"]
+    return per_ridge, roof, share, off
 
 
 def variants_in(snap: Snapshot, kind: str) -> list[str]:

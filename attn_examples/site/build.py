@@ -41,7 +41,7 @@ from attn_examples.claims import check as claims
 from attn_examples.claims import plausible
 from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
-from attn_examples.render import metrics, regime
+from attn_examples.render import metrics, prose, regime
 from attn_examples.render.i18n import REGIME_WORDS, counted, t
 from attn_examples.snapshot.schema import Snapshot, load_snapshot
 from attn_examples.snapshot.variants import VARIANTS
@@ -172,14 +172,17 @@ class BuildMeasurement:
                 return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
             side = metrics.metric(self.snapshot, key)
             if side in ("memory", "compute"):  # a side of the roofline, with how close it comes to that roof:
-                # under half of it (regime.ROOF_NEAR) the words name only the side, not what holds it back
+                # where the roof does not hold it back (Regime.reach) the words name only the side, and where
+                # its average clears half of the roof, the time its kernels spend under half of it
                 variant = key.split(".")[0]
-                share = metrics.metric(self.snapshot, f"{variant}.roof_share")
-                near = isinstance(share, float) and share >= regime.ROOF_NEAR
-                return t(lang, "regime_roof" if near else "regime_side").format(
+                limit = regime.classify(self.snapshot, variant)
+                reach = limit.reach if limit is not None else None
+                phrase = {"held": "regime_roof", "mixed": "regime_mixed"}.get(reach or "", "regime_side")
+                return t(lang, phrase).format(
                     regime=render.value(self.snapshot, key, self.live, lang, self.reused, self.given),
                     side=t(lang, f"side_{side}"),
                     share=self.value(f"{variant}.roof_share", lang),
+                    off=self.value(f"{variant}.off_roof_share", lang) if reach == "mixed" else "",
                 )
         return render.value(self.snapshot, key, self.live, lang, self.reused, self.given)
 
@@ -191,13 +194,21 @@ class BuildMeasurement:
         if not head or not ids or any(v not in VARIANTS for v in ids):
             raise KeyError(f"malformed list key {key!r}: list.<metric>[variant,variant,...]")
         paren = "{value} ({name})" if lang == "en" else "{value}（{name}）"
-        items = [
-            paren.format(value=self.value(f"{v}.{head}", lang), name=render.short_title(lang, v))
-            for v in ids
-            if self.has(v)
-        ]
+        if head == "regime" and lang != "en":  # a clause each, its subject first: 「手寫版受限於…」
+            paren = "{name}{gap}{value}"
+        items = []
+        for v in ids:
+            if not self.has(v):
+                continue
+            value, name = self.value(f"{v}.{head}", lang), render.short_title(lang, v)
+            gap = "" if prose.WIDE.match(name[-1:]) and prose.WIDE.match(value[:1]) else " "
+            items.append(paren.format(value=value, name=name, gap=gap))
         if not items:
             raise metrics.UnknownMetric(f"none of {', '.join(ids)} was measured here")
+        if head == "regime" and lang != "en":  # clauses: 「手寫版受限於…；math 落在…」
+            return "；".join(items)
+        if head == "regime" and any(", " in item for item in items):  # commas of their own: semicolons between
+            return "; ".join(items[:-1]) + "; and " + items[-1]
         return render.join_words(items, lang)
 
     def baseline(self) -> Snapshot | None:
