@@ -7,8 +7,9 @@ lists, headings, admonitions, hand-written Markdown tables (the dispatcher's con
 guide), inline `code`, and the text folded away inside <details> (a Guess box's answer is read by
 whoever opens it, so it counts). What does not: code blocks (<pre>), measured tables
 (<div class="attn-table">) with their captions and trace links, figures (<figure>, <svg>), the
-provenance line (class attn-provenance), a statement's evidence mark and its popup (class
-attn-ev: the claims it rests on, not the story), heading permalinks, scripts and styles.
+provenance line (class attn-provenance), the road line above the title (class attn-road: where the
+page sits and how long it reads), a statement's evidence mark and its popup (class attn-ev: the claims
+it rests on, not the story), heading permalinks, scripts and styles.
 
 How: English counts words, a word being a run of letters or digits joined by punctuation without a
 space (`masked_fill_`, `aten::bmm`, `FP32` and `3.7` are one word each). Chinese counts CJK
@@ -38,7 +39,7 @@ _HAN = re.compile(f"[{_CJK}]")
 # letters or digits, joined by punctuation that is neither a space nor a Chinese character
 _LATIN = re.compile(rf"[^\W_]+(?:[^\s\w{_WIDE}]*_*[^\W_]+|_+[^\W_]*)*", re.U)
 _SKIP_TAGS = {"pre", "script", "style", "svg", "figure"}
-_SKIP_CLASSES = {"attn-ev", "attn-table", "attn-provenance", "attn-caption", "attn-trace", "headerlink"}
+_SKIP_CLASSES = {"attn-ev", "attn-table", "attn-provenance", "attn-road", "attn-caption", "attn-trace", "headerlink"}
 
 
 class _ArticleText(HTMLParser):

@@ -73,8 +73,9 @@ def test_the_provenance_line_explains_the_check_marks_once(built: Built) -> None
         line = re.search(r'<details class="attn-provenance".*?</details>', body, re.S)
         assert line and "<summary" in line.group(0), lang
         assert re.search(r'href="[^"]*#marks"', line.group(0)), lang
-        overview = _article(_html(built.site, lang, "index.md"))
-        assert 'id="marks"' in overview and "✓" in overview and "✗" in overview, lang
+        assert re.search(r'href="[^"]*about/#marks"', line.group(0)), lang
+        about = _article(_html(built.site, lang, "about.md"))
+        assert 'id="marks"' in about and "✓" in about and "✗" in about, lang
 
 
 class _Links(HTMLParser):
