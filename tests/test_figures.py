@@ -160,3 +160,44 @@ def test_ticks_are_round_numbers_written_plainly() -> None:
     short = svgplot.Axis(log=True, lim=(30, 400)).tick_marks()[0]  # under a decade: 2 and 5 times one labelled too
     assert [label for _, label in short] == ["50", "100", "200"]
     assert svgplot.text_width("序列", 9) == 18 and 10 < svgplot.text_width("flash", 9) < 25
+
+
+def _lab(hex_color: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour."""
+    r, g, b = (int(hex_color.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+    def linear(c: float) -> float:
+        return ((c + 0.055) / 1.055) ** 2.4 if c > 0.04045 else c / 12.92
+
+    r, g, b = linear(r), linear(g), linear(b)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _distance(a: str, b: str) -> float:
+    return sum((p - q) ** 2 for p, q in zip(_lab(a), _lab(b))) ** 0.5
+
+
+def test_a_colour_means_one_thing_across_the_figures() -> None:
+    """A variant's colour is never a kind of mark's: the timelines' fills stay at least ΔE 20 (CIE76)
+    from every variant's colour, and the kernels figure colours its bars by variant only (a kind is a
+    fill: solid, hatched, outlined)."""
+    css = (REPO / "docs" / "stylesheets" / "timeline.css").read_text(encoding="utf-8")
+    fills = dict(re.findall(r"\.tl-f-(\w+) \{ --tl-c: (#[0-9a-fA-F]{6}); \}", css))
+    assert len(fills) >= 10, fills
+    close = [
+        f"{role} {fill} ~ {variant} {color} (ΔE {_distance(fill, color):.1f})"
+        for role, fill in fills.items()
+        for variant, color in figures.COLORS.items()
+        if _distance(fill, color) < 20
+    ]
+    assert not close, close
+    svg = figures.figure_svg(load_snapshot(REPO / "snapshots" / "nvidia-h200"), "kernels")
+    used = set(re.findall(r'(?:fill|stroke)="(#[0-9A-Fa-f]{6})"', svg))
+    assert used and used <= {*figures.COLORS.values(), figures.GREY}, used - {*figures.COLORS.values()}

@@ -60,8 +60,10 @@ COLORS = {  # Okabe-Ito, readable on light and dark backgrounds
     "flex": "#44AA99",
     "naive_compiled": "#DDCC77",
 }
-KIND_COLORS = {"kernel": "#0072B2", "memcpy": "#D55E00", "memset": "#E69F00"}
 GREY = "#999999"  # the legend's swatch for bars coloured per variant
+# A colour means a variant, in every figure; what a bar's part is (a kind of GPU activity, bytes read or
+# written) is told by its fill: solid, hatched or outlined, keyed in black and grey.
+KIND_FILLS = {"kernel": "solid", "memcpy": "hatch", "memset": "hollow"}
 SIZE = 9.0  # tick labels, axis labels and panel titles, pt
 FUSED = ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn")  # drawn last: a math marker never hides them
 
@@ -161,7 +163,10 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
     ids = _labels(snap)
     counts = [views.counts(snap.variants[v]) for v in ids]
     quoted = [v for v in ids if v in article.KERNELS]
-    keys = [Key(lay.words(f"fig_{kind}"), KIND_COLORS[kind]) for kind in KIND_COLORS]
+    keys = [
+        Key(lay.words(f"fig_{kind}"), GREY if fill == "solid" else INK, hatch=fill == "hatch", hollow=fill == "hollow")
+        for kind, fill in KIND_FILLS.items()
+    ]
     keys += [Key(lay.words("fig_article_quoted"), INK, "marker", shape="v")] if quoted else []
     fig, ax = _bar_axes(
         lay,
@@ -183,7 +188,9 @@ def draw_kernels(snap: Snapshot, lay: Layout) -> str:
                     w,
                     left=start,
                     height=0.6,
-                    color=KIND_COLORS[kind],
+                    color=COLORS[v],
+                    hatch=COLORS[v] if KIND_FILLS[kind] == "hatch" else None,
+                    hollow=COLORS[v] if KIND_FILLS[kind] == "hollow" else None,
                     tip=f"{title(lay.lang, v)}{colon(lay.lang)}{counted(lay.lang, kind, w)}",
                 )
         left = [a + b for a, b in zip(left, widths)]

@@ -372,8 +372,10 @@ class Axes:
         hatch: str | None = None,
         linewidth: float = 0.8,
         tip: str | None = None,
+        hollow: str | None = None,
     ) -> None:
-        """A horizontal bar; `hatch` (a colour) draws it hollow, outlined and hatched in that colour."""
+        """A horizontal bar; `hatch` (a colour) draws it outlined and hatched in that colour, `hollow`
+        (a colour) only outlined in it."""
         self.x.include(left, left + width)
         self.y.include(y - height / 2, y + height / 2)
 
@@ -383,6 +385,8 @@ class Axes:
             fill = (
                 f'fill="url(#{self.fig.hatch(hatch)})" stroke="{hatch}" stroke-width="{_n(linewidth)}"'
                 if hatch
+                else f'fill="none" stroke="{hollow}" stroke-width="{_n(linewidth * 1.5)}"'
+                if hollow
                 else f'fill="{color}"'
             )
             return f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(x1 - x0)}" height="{_n(self.py(y - height / 2) - y0)}" {fill}/>'
@@ -522,12 +526,14 @@ class Axes:
 # ---- legends ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Key:
-    """One legend entry: a filled patch, a hatched one (`hatch` true), a line, or a marker."""
+    """One legend entry: a filled patch, a hatched one (`hatch` true), an outlined one (`hollow` true), a
+    line, or a marker."""
 
     label: str
     color: str = INK
     kind: str = "patch"  # patch | line | marker
     hatch: bool = False
+    hollow: bool = False
     dash: str = "-"
     shape: str = "o"
 
@@ -631,6 +637,8 @@ class Figure:
         fill = (
             f'fill="url(#{self.hatch(key.color)})" stroke="{key.color}" stroke-width="0.7"'
             if key.hatch
+            else f'fill="none" stroke="{key.color}" stroke-width="1.1"'
+            if key.hollow
             else f'fill="{key.color}"'
         )
         return f'<rect x="{_n(x)}" y="{_n(mid - size * 0.35)}" width="{_n(length)}" height="{_n(size * 0.7)}" {fill}/>'
