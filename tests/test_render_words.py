@@ -173,3 +173,12 @@ def test_an_intervals_ends_that_round_alike_get_more_digits():
     assert format_interval("ratio.sdpa_cudnn.sdpa_flash.host_us", 0.67, 2.4) == "0.67×–2.40×"  # apart already
     assert format_interval("naive.device_us", 1234.1, 1234.4) == "1,234.1 µs–1,234.4 µs"
     assert format_interval("naive.device_us", 65.91, 65.94) == "65.91 µs–65.94 µs"
+
+
+def test_a_time_column_keeps_one_unit() -> None:
+    from attn_examples.render.blocks import fmt_us_column
+
+    assert fmt_us_column([943.0, 60.5, None]) == ["943 µs", "60.5 µs", "–"]
+    column = fmt_us_column([943.0, 16_700.0, 8.2])
+    assert all(cell.endswith(" ms") for cell in column), column
+    assert column == ["0.943 ms", "16.7 ms", "0.008 ms"]

@@ -209,3 +209,15 @@ def test_each_trace_is_offered_once_a_page(built: Built, lang: str) -> None:
         body = _body(_page(built, lang, page))
         hrefs = re.findall(r'<p class="attn-trace"[^>]*><a href="([^"]+)" download>', body)
         assert len(hrefs) == len(set(hrefs)), (lang, page, hrefs)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_devices_time_table_keeps_one_unit_per_column(built: Built, lang: str) -> None:
+    body = _body(_page(built, lang, Path("devices.md")))
+    table = body[body.index('data-kind="devices"') :]
+    table = table[: table.index("</table>")]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    measured = [row for row in rows if row and "attn-quote" not in "".join(row) and "quoted" not in "".join(row)]
+    for col in range(1, max(len(row) for row in measured)):
+        units = {m for row in measured if col < len(row) for m in re.findall(r"\d (µs|ms)\b", row[col])}
+        assert len(units) <= 1, (lang, col, units)

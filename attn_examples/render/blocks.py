@@ -39,6 +39,23 @@ def fmt_us(value: float | None) -> str:
     return f"{value:,.0f} µs" if value >= 100 else f"{value:,.1f} µs"
 
 
+def fmt_us_column(values: list[float | None]) -> list[str]:
+    """Times for one table column, in one unit: µs while the column's largest is under 10 ms, else ms
+    for every row (a reader compares down a column; "943 µs" above "16.7 ms" hides a factor of 1000)."""
+    largest = max((v for v in values if v is not None), default=0.0)
+    if largest < 10_000:
+        return [fmt_us(v) for v in values]
+
+    def ms(value: float | None) -> str:
+        if value is None:
+            return "–"
+        v = value / 1000
+        digits = 0 if v >= 100 else 1 if v >= 10 else 2 if v >= 1 else 3
+        return f"{v:,.{digits}f} ms"
+
+    return [ms(v) for v in values]
+
+
 def fmt_num(value: float | int | None, digits: int = 0) -> str:
     if value is None:
         return "–"
@@ -916,6 +933,17 @@ def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> 
     return Markup(label)  # a cell of the devices table: HTML from the template above
 
 
+class _DeviceUs(str):
+    """A device time waiting for its column's unit (`devices_table`)."""
+
+    us: float | None
+
+    def __new__(cls, us: float | None) -> _DeviceUs:
+        cell = super().__new__(cls, "")
+        cell.us = us
+        return cell
+
+
 def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
     """Every measurement side by side, one row each, beside the article's quoted figures.
     `entries`: (snapshot, link to its site or None, whether this site is built from it);
@@ -935,7 +963,7 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                 )
             elif metric == "device_us":
                 row.append(
-                    fmt_us(result.timing.device_us.median if result.timing and result.timing.device_us else None)
+                    _DeviceUs(result.timing.device_us.median if result.timing and result.timing.device_us else None)
                 )
             else:
                 c = views.counts(result)
@@ -945,6 +973,10 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                     else with_note(fmt_num(c["cpu_ops"]), t(lang, "ops_word"))
                 )
         rows.append(row)
+    for col in range(1, len(headers)):  # one unit per column
+        cells = {i: cell for i, row in enumerate(rows) if isinstance(cell := row[col], _DeviceUs)}
+        for i, text in zip(cells, fmt_us_column([cell.us for cell in cells.values()])):
+            rows[i][col] = text
     quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
     rows.append(
         [with_detail(t(lang, "article"), article.SOURCE["gpu"])]
