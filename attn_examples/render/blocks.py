@@ -283,7 +283,11 @@ def summary_table(snap: Snapshot, lang: str) -> str:
     gpu = snap.provenance.device_kind == "cuda"
     # a CPU has no kernels, launch records or Tensor Cores: "n/a" there, not a zero that reads as a count
     na = Markup('<span class="attn-na" title="{}">{}</span>').format(t(lang, "cpu_no_kernels"), t(lang, "n_a"))
-    for row in views.summary_rows(snap):
+    summary = views.summary_rows(snap)
+    shown = [row for row in summary if row["available"]]
+    device = iter(fmt_us_column([row["device_us"] for row in shown]))  # one unit per column
+    host = iter(fmt_us_column([row["host_us"] for row in shown]))
+    for row in summary:
         name = title(lang, row["id"])
         if not row["available"]:
             # said under the name, not in a number column it would widen
@@ -294,8 +298,8 @@ def summary_table(snap: Snapshot, lang: str) -> str:
                 name,
                 fmt_num(row["kernels"]) if gpu else na,
                 fmt_num(row["gpu_activities"]) if gpu else na,
-                fmt_us(row["device_us"]),
-                fmt_us(row["host_us"]),
+                next(device),
+                next(host),
                 kernel_name(row["main_kernel"], 40) if row["main_kernel"] else "–" if gpu else na,
                 fmt_num(row["main_registers"]) if gpu else na,
                 fmt_pct(row["main_occupancy_pct"]) if gpu else na,
