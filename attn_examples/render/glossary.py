@@ -55,15 +55,17 @@ TERMS: tuple[Term, ...] = (
     Term(
         "memory-bound",
         "受限於記憶體頻寬",
-        "A forward whose kernels run near the measured roof of memory bandwidth.",
-        "forward 的 kernel 跑在接近實測記憶體頻寬上限的地方。",
+        "A forward whose kernels reach half of the measured memory-bandwidth roof on average, most of "
+        "their time near a roof.",
+        "forward 的 kernel 平均達到實測記憶體頻寬上限的一半，大部分時間都接近某一道上限。",
         "index.md",
     ),
     Term(
         "compute-bound",
         "受限於運算",
-        "A forward whose kernels run near the measured roof of arithmetic.",
-        "forward 的 kernel 跑在接近實測運算上限的地方。",
+        "A forward whose kernels reach half of the measured roof of arithmetic on average, most of their "
+        "time near a roof.",
+        "forward 的 kernel 平均達到實測運算上限的一半，大部分時間都接近某一道上限。",
         "index.md",
     ),
     Term(

@@ -160,8 +160,9 @@ TEXT: dict[str, dict[str, str]] = {
         "regime_undecided": "undecided between {kinds}",
         "regime_roof": "{regime} at {share} of its roof",
         "regime_side": "on the {side} side of the roofline, at only {share} of its roof",
-        "regime_mixed": "on the {side} side of the roofline, at {share} of its roof on average but under half for "
-        "{off} of its kernel time",
+        "regime_mixed": "on the {side} side of the roofline, at {share} of its roof on average, yet {off} of its "
+        "kernel time is in kernels under half of every roof",
+        "regime_either_side": "the {side} side of the roofline",
         "side_memory": "memory",
         "side_compute": "compute",
         "undecided_set": "This measurement cannot settle our claim “{statement}” Within the timings' {confidence} intervals the "
@@ -441,7 +442,8 @@ TEXT: dict[str, dict[str, str]] = {
         "regime_undecided": "在{kinds}之間未定",
         "regime_roof": "{regime}，達到其上限的 {share}",
         "regime_side": "落在 roofline 的{side}一側，只達到其上限的 {share}",
-        "regime_mixed": "落在 roofline 的{side}一側，平均達到其上限的 {share}，但有 {off} 的 kernel 時間不到上限的一半",
+        "regime_mixed": "落在 roofline 的{side}一側，平均達到其上限的 {share}，但有 {off} 的 kernel 時間花在哪一道上限都不到一半的 kernel 上",
+        "regime_either_side": "落在 roofline 的{side}一側",
         "side_memory": "記憶體",
         "side_compute": "運算",
         "undecided_set": "這次量測無法判定我們的主張「{statement}」：在計時的 {confidence} 區間內，答案可能是{interval}。",
@@ -717,22 +719,29 @@ def counted(lang: str, noun: str, n: float, shown: str | None = None) -> str:
     return f"{number} {words[0] if n == 1 else words[1]}"
 
 
-# What limits a variant (attn_examples.render.regime), as a page names it.
+# What limits a variant (attn_examples.render.regime), as a value names it (a claim's measured or expected
+# regime): a forward on a side of the roofline only lies on it, at whatever share of that roof.
 REGIME_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "launch": "launch-bound",
         "grid": "grid-bound",
-        "memory": "memory-bound",
-        "compute": "compute-bound",
+        "memory": "memory side",
+        "compute": "compute side",
         "busy": "GPU-bound",
     },
     "zh-TW": {
         "launch": "受限於啟動開銷",
         "grid": "受限於 grid 大小",
-        "memory": "受限於記憶體頻寬",
-        "compute": "受限於運算",
+        "memory": "記憶體一側",
+        "compute": "運算一側",
         "busy": "受限於 GPU 本身",
     },
+}
+
+# A side of the roofline whose roof holds the forward back (Regime.held): only then is it "-bound".
+BOUND_WORDS: dict[str, dict[str, str]] = {
+    "en": {"memory": "memory-bound", "compute": "compute-bound"},
+    "zh-TW": {"memory": "受限於記憶體頻寬", "compute": "受限於運算"},
 }
 
 

@@ -42,7 +42,8 @@ A key names one raw value:
   forward's longest GPU activity), us_per_activity (device time over GPU activities), busy_share (the
   activities' own time over the device time), intensity_per_ridge (FLOP per HBM byte over the ridge of
   its roof), roof_share (the share of that roof its kernels reach under Nsight Compute), off_roof_share
-  (the share of their time in kernels that each reach under half of it)
+  (the share of their time in kernels that each reach under half of every roof of their own: bytes,
+  Tensor Core and FP32 arithmetic, regime.kernel_roof_shares)
 - `regime.variants[<kind>]`: how many variants are in that regime; `regime.share[<kind>]`: their share of
   the variants with a regime; `regime.all[<kind>]`: whether every one is (launch-bound rests on a timed
   ratio per variant: these are decided on the intervals)

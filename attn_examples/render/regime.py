@@ -19,11 +19,14 @@ from the measurement alone, in this order:
   each kernel is held by, nor that it reaches that roof: `roof_share` is how much of it the kernels
   reach under Nsight Compute (which flushes the caches before each kernel, so a working set that fits
   in L2 is counted as if it came from HBM). The roof holds the forward back (`held`) only where its
-  kernels reach at least half of it (`ROOF_NEAR`) both on average and in most of its kernel time:
-  an average can clear half with most of the time in kernels under it (`off_roof_share`), a
-  fast kernel near the roof hiding slow ones far from it. Elsewhere the pages name only the side:
-  what takes the time is held by latency (too little in flight), its instructions' own lower roof or
-  the other roof, not by this roof's bandwidth or arithmetic throughput.
+  kernels reach at least half of it (`ROOF_NEAR`) on average and spend most of their time at half or
+  more of a roof: an average can clear half with most of the time in kernels off every roof
+  (`off_roof_share`), a fast kernel near the roof hiding slow ones far from it. Each kernel is held
+  to the roofs that apply to it, not to the forward's: its HBM bytes to the copy roof, its Tensor
+  Core FLOPs to the bf16 matrix product, its FP32 FLOPs to the fp32 one (math's FP32 GEMMs, on the
+  memory side as a forward, run near the fp32 roof). Elsewhere the pages name only the side: what
+  takes the time is held by latency (too little in flight) or its instructions' own lower roof, not
+  by a roof's bandwidth or arithmetic throughput.
 - otherwise **busy**: the GPU's work sets the pace on a full grid, but no counters tell bytes from
   arithmetic.
 
@@ -42,7 +45,7 @@ from attn_examples.snapshot.schema import Snapshot
 
 GRID_FLOOR = 0.5  # blocks of the longest kernel per SM under which most of the GPU idles
 ROOF_NEAR = 0.5  # the share of its roof under which a forward, or a kernel, is only on that side, not held by it
-MOST = 0.5  # the share of a forward's kernel time that kernels under ROOF_NEAR may not reach if the roof holds it
+MOST = 0.5  # the share of a forward's kernel time that kernels off every roof (ROOF_NEAR) may not reach if it is held
 KINDS = ("launch", "grid", "memory", "compute", "busy")
 
 
@@ -58,14 +61,15 @@ class Regime:
     intensity_per_ridge: float | None  # FLOP per HBM byte over the ridge of its roof (counters)
     roof: str | None  # bf16 | fp32: the matrix product whose ridge it was held to
     roof_share: float | None  # the share of the roof on its side that its kernels reach (counters)
-    off_roof_share: float | None = None  # its kernel time in kernels under ROOF_NEAR of that roof (counters)
+    off_roof_share: float | None = None  # its kernel time in kernels under ROOF_NEAR of every roof of theirs (counters)
 
     @property
     def reach(self) -> str | None:
         """How close a memory or compute forward comes to its roof: `held` where its kernels reach at
-        least ROOF_NEAR of it on average and kernels that reach it take most of its kernel time (those
-        under it, less than MOST); `mixed` where the average clears ROOF_NEAR but kernels under it take
-        most of the time; `below` where the average does not. None without the counters' shares."""
+        least ROOF_NEAR of it on average and kernels at ROOF_NEAR of a roof of their own take most of its
+        kernel time (those off every roof, less than MOST); `mixed` where the average clears ROOF_NEAR but
+        kernels off every roof take most of the time; `below` where the average does not. None without
+        the counters' shares."""
         if self.kind not in ("memory", "compute") or self.roof_share is None or self.off_roof_share is None:
             return None
         if self.roof_share < ROOF_NEAR:
@@ -115,7 +119,7 @@ def _roofline(snap: Snapshot, variant_id: str) -> tuple[float | None, str | None
     product, CUDA-core work to the fp32 one), the roof, the share of it the kernels reach (HBM bytes
     per second over the copy roof below the ridge, FLOP/s over the matrix product's above it: all of
     them over all their time, so each kernel weighs by its time), and the share of their time in
-    kernels that each reach under ROOF_NEAR of it."""
+    kernels that each reach under ROOF_NEAR of every roof that applies to them (kernel_roof_shares)."""
     ceilings = snap.ceilings
     totals = hardware.variant_totals(snap, variant_id) if hardware.available(snap) else None
     if ceilings is None or totals is None or not totals.get("intensity") or totals.get("tensor_flop_share") is None:
@@ -133,15 +137,25 @@ def _roofline(snap: Snapshot, variant_id: str) -> tuple[float | None, str | None
         elif not compute and totals.get("dram_bytes"):
             share = totals["dram_bytes"] / seconds / (ceilings.copy_gbps * 1e9)
     if share is not None:
-        rate, top = ("flops", peak * 1e12) if compute else ("dram_bytes", ceilings.copy_gbps * 1e9)
         rows = hardware.kernel_rows(snap, variant_id)
-        under = sum(
-            r["duration_us"]
-            for r in rows
-            if r["duration_us"] and (r[rate] or 0.0) / (r["duration_us"] * 1e-6) < ROOF_NEAR * top
-        )
+        under = sum(r["duration_us"] for r in rows if r["duration_us"] and max(kernel_roof_shares(snap, r)) < ROOF_NEAR)
         off = under / totals["duration_us"]
     return per_ridge, roof, share, off
+
+
+def kernel_roof_shares(snap: Snapshot, row: dict) -> tuple[float, float, float]:
+    """One kernel (a row of hardware.kernel_rows) against each roof that applies to it: its HBM bytes per
+    second over the copy roof, its Tensor Core FLOPs per second over the bf16 matrix product's, its FP32
+    FLOPs per second over the fp32 one's (a count the counters lack reaches nothing). The snapshot must
+    have its ceilings and the row a duration."""
+    ceilings = snap.ceilings
+    assert ceilings is not None and row["duration_us"]
+    seconds = row["duration_us"] * 1e-6
+    return (
+        (row["dram_bytes"] or 0.0) / seconds / (ceilings.copy_gbps * 1e9),
+        (row["tensor_flops"] or 0.0) / seconds / (ceilings.bf16_matmul_tflops * 1e12),
+        (row["fp32_flops"] or 0.0) / seconds / (ceilings.fp32_matmul_tflops * 1e12),
+    )
 
 
 def variants_in(snap: Snapshot, kind: str) -> list[str]:

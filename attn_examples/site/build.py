@@ -42,7 +42,7 @@ from attn_examples.claims import plausible
 from attn_examples.claims import report as claims_report
 from attn_examples.render import blocks as render
 from attn_examples.render import metrics, prose, regime
-from attn_examples.render.i18n import REGIME_WORDS, counted, t
+from attn_examples.render.i18n import BOUND_WORDS, REGIME_WORDS, counted, t
 from attn_examples.snapshot.schema import Snapshot, load_snapshot
 from attn_examples.snapshot.variants import VARIANTS
 
@@ -60,6 +60,14 @@ CACHE_DIR = REPO / ".cache" / "measurements"  # live measurements by key (attn_e
 
 # `<key> | <noun>`, the noun a word and the key's brackets closed: a regex argument's `|` is not it
 _COUNTED = re.compile(r"^(?P<key>[^\[\]]*(?:\[[^\]]*\][^\[\]]*)*?)\s+\|\s+(?P<noun>[a-z]+)$")
+
+
+def _kind_words(kind: str, held: bool, lang: str) -> str:
+    """A regime among those a timed ratio leaves open: a side of the roofline is "-bound" only where its
+    roof holds the forward back (Regime.held), else named as the side."""
+    if kind not in ("memory", "compute"):
+        return REGIME_WORDS[lang][kind]
+    return BOUND_WORDS[lang][kind] if held else t(lang, "regime_either_side").format(side=t(lang, f"side_{kind}"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,20 +174,23 @@ class BuildMeasurement:
         if key.startswith("list."):
             return self._list(key, lang)
         if re.fullmatch(r"\w+\.regime", key):  # launch-bound rests on a timed ratio: say where it is undecided
+            variant = key.split(".")[0]
             kinds = plausible.plausible(self.snapshot, key)
             if isinstance(kinds, frozenset) and len(kinds) > 1:
-                words = [REGIME_WORDS[lang][k] for k in regime.KINDS if k in kinds]
+                # off the launch floor, a side is "-bound" only where its roof holds the forward back
+                other = regime.classify(self.snapshot, variant, host_per_device=0.0)
+                held = other is not None and other.held
+                words = [_kind_words(k, held, lang) for k in regime.KINDS if k in kinds]
                 return t(lang, "regime_undecided").format(kinds=render.join_words(words, lang))
             side = metrics.metric(self.snapshot, key)
             if side in ("memory", "compute"):  # a side of the roofline, with how close it comes to that roof:
                 # where the roof does not hold it back (Regime.reach) the words name only the side, and where
-                # its average clears half of the roof, the time its kernels spend under half of it
-                variant = key.split(".")[0]
+                # its average clears half of the roof, the time its kernels spend off every roof of theirs
                 limit = regime.classify(self.snapshot, variant)
                 reach = limit.reach if limit is not None else None
                 phrase = {"held": "regime_roof", "mixed": "regime_mixed"}.get(reach or "", "regime_side")
                 return t(lang, phrase).format(
-                    regime=render.value(self.snapshot, key, self.live, lang, self.reused, self.given),
+                    regime=BOUND_WORDS[lang][side],
                     side=t(lang, f"side_{side}"),
                     share=self.value(f"{variant}.roof_share", lang),
                     off=self.value(f"{variant}.off_roof_share", lang) if reach == "mixed" else "",
