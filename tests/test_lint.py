@@ -56,10 +56,11 @@ def test_no_page_has_a_measured_fact_typed_in():
     assert not findings, "\n".join(map(str, findings))
 
 
-def test_the_overview_says_what_the_lint_guarantees():
-    """The sentence about what a person typed is true because this lint passes; it must stay there."""
+def test_about_says_what_the_lint_guarantees():
+    """The sentence about what a person typed is true because this lint passes; it must stay there
+    (on About, where how the pages are made is told)."""
     for lang, words in (("en", "typed"), ("zh-TW", "手動")):
-        text = (REPO / "docs" / lang / "index.md").read_text(encoding="utf-8")
+        text = (REPO / "docs" / lang / "about.md").read_text(encoding="utf-8")
         assert "attn_examples/claims/lint.py" in text and words in text, lang
 
 
