@@ -479,7 +479,8 @@ def _perturb_variant(data: dict, variant: str, metric: str, up: bool, target: ob
                 kernel["dur_us"] *= 3.0 if up else 1 / 3
             elif field == "grid_capped_pct":  # up: a grid 1000x wider; down: a single block
                 kernel["grid"] = [kernel["grid"][0] * 1000, 1, 1] if up else [1, 1, 1]
-            elif field in ("grid_per_sm", "tiles_per_block"):  # x100 / 100: across half an SM's share from 2 blocks too
+            elif field in ("grid_per_sm", "tiles_per_block", "grid_slot_share"):
+                # x100 / 100: across half an SM's share from 2 blocks too, and across the SMs' room
                 kernel["grid"] = [kernel["grid"][0] * 100 if up else max(1, kernel["grid"][0] // 100), 1, 1]
             elif field in ("resident_warps", "blocks_per_sm"):  # up: few registers, no shared memory; down: the most
                 kernel.update(registers_per_thread=32 if up else 255, shared_memory_bytes=0 if up else 200_000)

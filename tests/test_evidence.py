@@ -358,14 +358,18 @@ def test_a_value_the_sentence_says_fails_its_claim_is_marked_as_borne_out():
     source = (
         "Only {{ claim.x }} reaches HBM{% if fails x %}, a floor{% endif %}.\n\n"  # before the branch, same paragraph
         "{% if holds x %}\nMost, {{ claim.x }}.\n{% else %}\nFew, {{ claim.x }}.\n{% endif %}\n\n"  # else of holds
-        "Listed: {{ claim.x }} and {{ claim.y }}{% if fails x or fails y %}: floors{% endif %}.\n\n"  # either: neutral
+        "Listed: {{ claim.x }} and {{ claim.y }}{% if fails x or fails y %}: floors{% endif %}.\n\n"  # each alternative holds
+        "Either: {{ claim.x }} and {{ claim.z }}{% if fails z or fails x %}: floors{% endif %}.\n\n"  # only x's holds
+        "Other: {{ claim.x }}{% if fails x and fails z or holds z %}: fine{% endif %}.\n\n"  # x's alternative does not
         "{% if fails x and holds z %}\nBelow, {{ claim.x }}; {{ claim.z }}.\n{% endif %}\n\n"
         "Next paragraph: {{ claim.x }}.\n"
     )
     out = prose.render(source, facts, lambda key: f"[{key}]")
     assert "Only [claim.x.denied] reaches HBM, a floor." in out
     assert "Few, [claim.x.denied]." in out
-    assert "Listed: [claim.x] and [claim.y]: floors." in out
+    assert "Listed: [claim.x.denied] and [claim.y.denied]: floors." in out
+    assert "Either: [claim.x.denied] and [claim.z]: floors." in out
+    assert "Other: [claim.x]: fine." in out
     assert "Below, [claim.x.denied]; [claim.z]." in out
     assert "Next paragraph: [claim.x]." in out
     tokens = prose.render("{% if fails x %}\nFew, {{ claim.x }}.\n{% endif %}\n", facts, str, evidence_tokens=True)
@@ -380,3 +384,12 @@ def test_a_value_the_sentence_says_fails_its_claim_is_marked_as_borne_out():
     shown = re.search(r'<span class="attn-claim attn-claim-denied" title="([^"]*)">0%<sup>(.)</sup>', page)
     assert shown and shown.group(2) == "✓" and shown.group(1).endswith("not observed here, as the sentence says")
     assert "<sup>✗</sup>" not in page.split("reaches HBM within their replays")[0].rsplit("\n\n", 1)[-1]
+    # and where the branch is on either of two claims failing: the fused kernels' written shares
+    page = pages.render_page(
+        (REPO / "docs" / "en" / "counters.md").read_text(encoding="utf-8"),
+        _measurement("nvidia-h200"),
+        "en",
+        "en/counters.md",
+    )
+    floors = page.split("These bytes are floors")[1].split("\n\n")[0]
+    assert floors.count("<sup>✓</sup>") == 2 and "<sup>✗</sup>" not in floors

@@ -94,6 +94,16 @@ def test_a_caption_leads_with_the_point_the_measurement_makes(folder) -> None:
         assert f"最多 {max(counts.values())} 個" in kernels
 
 
+def test_the_hbm_caption_names_every_variant_that_ties_at_an_extreme() -> None:
+    """At b4-h12-s2048-d96 efficient, flash and cuDNN all move 0.17x a score matrix: naming one of them
+    as the least read as if it alone were; and the bytes are replays' sums, not a forward's."""
+    snap = load_snapshot(REPO / "snapshots" / "nvidia-h200-b4-h12-s2048-d96")
+    point = figures.takeaway(snap, "hbm_traffic", "en")
+    assert "0.17× one bf16 score matrix (SDPA: efficient, SDPA: flash and SDPA: cuDNN)" in point, point
+    assert "replayed alone" in point and "per forward" not in point
+    assert "（SDPA：efficient、SDPA：flash 與 SDPA：cuDNN）" in figures.takeaway(snap, "hbm_traffic", "zh-TW")
+
+
 def _every_drawing(folder=REPO / "snapshots" / "nvidia-h200"):
     snap = load_snapshot(folder)
     for name in figures.FIGURES:

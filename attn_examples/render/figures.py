@@ -638,14 +638,15 @@ def takeaway(snap: Snapshot, name: str, lang: str) -> str:
             if (s := hardware.variant_totals(snap, v)) and s.get("dram_per_score") is not None
         }
         if ratio:
-            low, high = min(ratio, key=ratio.__getitem__), max(ratio, key=ratio.__getitem__)
-            from attn_examples.render.blocks import DTYPE_WORDS
+            from attn_examples.render.blocks import DTYPE_WORDS, join_words
 
+            shown = {v: f"{r:.2f}×" for v, r in ratio.items()}  # variants that show the same figure tie
+            low, high = shown[min(ratio, key=ratio.__getitem__)], shown[max(ratio, key=ratio.__getitem__)]
             return t(lang, "take_hbm").format(
-                low=title(lang, low),
-                r_low=f"{ratio[low]:.2f}×",
-                high=title(lang, high),
-                r_high=f"{ratio[high]:.2f}×",
+                low=join_words([title(lang, v) for v in ratio if shown[v] == low], lang),
+                r_low=low,
+                high=join_words([title(lang, v) for v in ratio if shown[v] == high], lang),
+                r_high=high,
                 dtype=DTYPE_WORDS.get(snap.config.dtype, snap.config.dtype),
             )
     return ""

@@ -34,8 +34,9 @@ TERMS: tuple[Term, ...] = (
     Term(
         "device time",
         "裝置時間",
-        "How long the GPU is busy with a forward's kernels.",
-        "GPU 忙著執行一次 forward 的 kernel 的時間。",
+        "The GPU time between CUDA events recorded around a forward whose kernels are all queued in advance: "
+        "the gaps between its kernels included.",
+        "一次 forward 的 kernel 全都事先排好，在它前後記錄的 CUDA 事件之間的 GPU 時間；kernel 之間的空檔也算在內。",
         "about.md",
     ),
     Term(

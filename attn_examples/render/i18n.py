@@ -43,7 +43,7 @@ TEXT: dict[str, dict[str, str]] = {
         "nb_no_run": "The measurement this site is built from has no run of this notebook beside it, so the cells are shown without outputs. <code>attn-examples notebook &lt;snapshot&gt;</code> on the machine that measured the snapshot adds them.",
         "take_kernels": "GPU activities per forward: fewest {n} ({low}), most {m} ({high}).",
         "take_time": "Median device time per call runs from {t_low} ({low}) to {t_high} ({high}), {ratio} apart.",
-        "take_hbm": "HBM traffic per forward runs from {r_low} one {dtype} score matrix ({low}) to {r_high} ({high}).",
+        "take_hbm": "HBM traffic, summed over a forward's kernels each replayed alone with cold caches, runs from {r_low} one {dtype} score matrix ({low}) to {r_high} ({high}).",
         "measured_on": "Measured on",
         "sms": "SMs",
         "commit": "commit",
@@ -298,7 +298,7 @@ TEXT: dict[str, dict[str, str]] = {
     "zh-TW": {
         "take_kernels": "每次 forward 的 GPU 活動最少 {n} 個（{low}），最多 {m} 個（{high}）。",
         "take_time": "每次呼叫的裝置時間中位數從 {t_low}（{low}）到 {t_high}（{high}），相差 {ratio}。",
-        "take_hbm": "每次 forward 的 HBM 流量從一個 {dtype} 分數矩陣的 {r_low}（{low}）到 {r_high}（{high}）。",
+        "take_hbm": "把一次 forward 的 kernel 各自在冷快取下單獨重播、加總起來的 HBM 流量，從一個 {dtype} 分數矩陣的 {r_low}（{low}）到 {r_high}（{high}）。",
         "nb_frozen_title": "一次執行的輸出",
         "nb_frozen": '下面的輸出來自這份 notebook 在 <strong>{device}</strong> 上的一次執行（{date}，commit <code>{commit}</code>），與本站所依據的量測存放在一起。想自己跑，請<a href="notebook.ipynb" download>下載它</a>，在本專案的 checkout 中於 CUDA GPU 上執行；設定方式見<a href="../reproduce/">自己動手重現</a>。',
         "nb_stale_title": "未顯示輸出",

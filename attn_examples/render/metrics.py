@@ -15,7 +15,9 @@ A key names one raw value:
   tensor_core_kernels, cuda_core_kernels (kernels whose names say so),
   main_blocks_per_sm, main_warps_per_block, main_resident_warps, main_theoretical_limit, main_grid_blocks,
   main_grid_per_sm (the same kernel against the device's limits), main_tiles_per_block (batch x heads x
-  ceil(seq_len / 128) query tiles over its blocks), main_grid_capped_pct (Kineto's estimate
+  ceil(seq_len / 128) query tiles over its blocks), main_grid_slot_share (its blocks over those the SMs
+  hold at once, main_blocks_per_sm on each: under 1 the grid caps the occupancy below the theoretical
+  figure), main_grid_capped_pct (Kineto's estimate
   with the shared memory the kernel opted in to: its grid's own cap; under 0.5 the grid alone reads 0%),
   main_role (what the main kernel does: views.ROLES),
   gemm_kernels, gemm_launch_api, gemm_name (the matrix products, by name), gemm_share (their share of
@@ -383,6 +385,11 @@ def variant_metric(snap: Snapshot, variant_id: str, name: str, arg: str | None =
             if sms is None:
                 raise UnknownMetric(f"{snap.provenance.device_name} does not report its SM count")
             return occupancy.kineto_estimate(main, limits, sms, cc, opt_in=True).pct
+        if name == "main_grid_slot_share":
+            slots = variant_metric(snap, variant_id, "main_blocks_per_sm") * snap.provenance.sm_count
+            if not slots:
+                raise UnknownMetric(f"the main kernel of {variant_id!r} fits no block on an SM")
+            return variant_metric(snap, variant_id, "main_grid_blocks") / slots
         if name in ("main_grid_blocks", "main_grid_per_sm", "main_warps_per_block", "main_tiles_per_block"):
             if not main["grid"] or not main["block"]:
                 raise UnknownMetric(f"the main kernel of {variant_id!r} has no launch record")

@@ -23,7 +23,8 @@ A page's Markdown holds two kinds of markers:
   writes a count with its noun in agreement ("1 kernel", "3 kernels"; 「3 個 kernel」:
   `attn_examples.render.i18n.NOUNS`).
 - A claim shown where the text says it fails (`{{ claim.x }}` in the paragraph of a taken branch on
-  `fails x`, or on the `else` of `holds x`: "only 6.3% reaches HBM") is asked for as
+  `fails x`, or on an alternative of an `or` that needs `fails x` and holds here, or on the `else` of
+  `holds x`: "only 6.3% reaches HBM") is asked for as
   `claim.x.denied`: its mark then says the sentence is borne out (✓), not that the value is wrong.
 - `{% general %}` inside a statement (a paragraph, a list item, an admonition) declares it true of
   attention, of the article or of PyTorch whatever the measurement; `{% rests <claim> … %}` declares
@@ -243,12 +244,15 @@ _STATEMENT_START = re.compile(r"(?:^|\n)[ \t]*(?:\x00|(?:[-*+]|\d+\.)[ \t]|!!!|\
 _CLAIM_SHOWN = re.compile(r"\{\{\s*claim\.([a-z0-9][a-z0-9\-]*)\s*\}\}")
 
 
-def _denied_by(condition: str | None, passed: list[str]) -> frozenset[str]:
-    """The claims a taken branch says fail: a `fails x` (or `not holds x`) it needs whatever else
-    holds (a condition without `or`), or a single `holds x` passed over before it."""
+def _denied_by(condition: str | None, passed: list[str], facts: Facts, where: str, line: int) -> frozenset[str]:
+    """The claims a taken branch says fail: a `fails x` (or `not holds x`) that an alternative of its
+    condition needs and that alternative holds here (in `fails x or fails y` where both fail, the
+    text was written for either failing, and each does), or a single `holds x` passed over before it."""
     found = set()
-    if condition is not None and not re.search(r"\sor\s", condition):
-        for term in re.split(r"\s+and\s+", condition):
+    for alternative in re.split(r"\s+or\s+", condition) if condition is not None else []:
+        if not evaluate(alternative, facts, where, line):
+            continue
+        for term in re.split(r"\s+and\s+", alternative.strip()):
             m = re.fullmatch(r"(?:fails|not\s+holds)\s+([a-z0-9][a-z0-9\-]*)", term.strip())
             if m:
                 found.add(m.group(1))
@@ -297,7 +301,7 @@ def _render_tree(
                 if basis is not None:
                     taken = [] if branch.condition is None else [branch.condition]
                     inner = (*basis, *taken, *(_negated(c) for c in passed))
-                says = _denied_by(branch.condition, passed) - denied
+                says = _denied_by(branch.condition, passed, facts, where, branch.line) - denied
                 out.append(_render_tree(branch.body, facts, where, inner, denied | says))
                 if says:
                     _deny_back(out, says)
