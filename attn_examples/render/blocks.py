@@ -937,23 +937,13 @@ def _snapshot_label(snap: Snapshot, href: str | None, here: bool, lang: str) -> 
     return Markup(label)  # a cell of the devices table: HTML from the template above
 
 
-class _DeviceUs(str):
-    """A device time waiting for its column's unit (`devices_table`)."""
-
-    us: float | None
-
-    def __new__(cls, us: float | None) -> _DeviceUs:
-        cell = super().__new__(cls, "")
-        cell.us = us
-        return cell
-
-
 def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, metric: str) -> str:
     """Every measurement side by side, one row each, beside the article's quoted figures.
     `entries`: (snapshot, link to its site or None, whether this site is built from it);
     `metric`: device_us or kernels (kernels for a GPU, host ops for a CPU)."""
     headers = [t(lang, "measurement")] + [short_title(lang, v) for v in ARTICLE_VARIANTS]
     rows: list[list[str]] = []
+    times: dict[tuple[int, int], float | None] = {}  # (row, column) -> µs, written once its column's unit is known
     for snap, href, here in entries:
         row: list[str] = [_snapshot_label(snap, href, here, lang)]
         for variant_id in ARTICLE_VARIANTS:
@@ -966,9 +956,10 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                     Markup('<span class="attn-na" title="{}">{}</span>').format(reason, t(lang, "unavailable_short"))
                 )
             elif metric == "device_us":
-                row.append(
-                    _DeviceUs(result.timing.device_us.median if result.timing and result.timing.device_us else None)
+                times[len(rows), len(row)] = (
+                    result.timing.device_us.median if result.timing and result.timing.device_us else None
                 )
+                row.append("")
             else:
                 c = views.counts(result)
                 row.append(
@@ -978,8 +969,8 @@ def devices_table(entries: list[tuple[Snapshot, str | None, bool]], lang: str, m
                 )
         rows.append(row)
     for col in range(1, len(headers)):  # one unit per column
-        cells = {i: cell for i, row in enumerate(rows) if isinstance(cell := row[col], _DeviceUs)}
-        for i, text in zip(cells, fmt_us_column([cell.us for cell in cells.values()])):
+        cells = [(i, us) for (i, c), us in times.items() if c == col]
+        for (i, _), text in zip(cells, fmt_us_column([us for _, us in cells])):
             rows[i][col] = text
     quoted_values = article.QUOTED_DEVICE_US if metric == "device_us" else article.KERNELS
     rows.append(
