@@ -8,27 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from attn_examples.site import road_hooks
-from tests.conftest import REPO, Built
+from benchmarks import word_counts
+from tests.conftest import Built
 
 LANGS = ("en", "zh-TW")
-
-
-def _article_path() -> list[str]:
-    """The nav's first section, as mkdocs.yml lists it (file names)."""
-    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = yaml.load(text, Loader=_Loader)["nav"]
-    first = next(item for item in nav if isinstance(next(iter(item.values())), list))
-    return [next(iter(entry.values())) for entry in next(iter(first.values()))]
-
-
-class _Loader(yaml.SafeLoader):
-    """mkdocs.yml's tags (!ENV, python/object) read as plain values: only the nav is wanted."""
-
-
-_Loader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def _html(built: Built, lang: str, src: str) -> str:
@@ -47,7 +32,7 @@ def test_reading_minutes_count_words_and_chinese_characters_but_not_code() -> No
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_article_page_says_where_it_sits_and_links_on(built: Built, lang: str) -> None:
-    path = _article_path()
+    path = word_counts.article_path()
     assert len(path) >= 5, path
     for n, src in enumerate(path, start=1):
         html = _html(built, lang, src)

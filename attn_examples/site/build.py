@@ -669,23 +669,20 @@ class Page:
         ) + render.counters_command(snap, self.lang)
 
 
-class _NavLoader:
-    """mkdocs.yml read for its nav only: its tags (!ENV, !!python/…) become None."""
+def _mkdocs_config() -> dict:
+    """mkdocs.yml read for its nav and i18n's translations: its tags (!ENV, !!python/…) become None."""
+    import yaml
 
-    @staticmethod
-    def load(text: str) -> dict:
-        import yaml
+    class Loader(yaml.SafeLoader):
+        pass
 
-        class Loader(yaml.SafeLoader):
-            pass
-
-        Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-        return yaml.load(text, Loader=Loader) or {}
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    return yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader) or {}
 
 
 def nav_titles(lang: str) -> dict[str, str]:
     """Page file -> its nav title in `lang` (mkdocs.yml's nav, translated by i18n's nav_translations)."""
-    config = _NavLoader.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = _mkdocs_config()
     translations: dict[str, str] = {}
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "i18n" in plugin:
